@@ -1,0 +1,328 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { BigIntStats } from "node:fs";
+import { link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { sha256Hex } from "./digest.js";
+import { AlreadyExistsError, InvalidKeyError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
+import { withKeyLock } from "./fs-lock.js";
+import { compareKeys, validateKey, validatePrefix } from "./keys.js";
+import { checkRange } from "./range.js";
+import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
+
+/** Staging files and key locks live here, inside the root so that link/rename never cross filesystems. */
+export const FS_INTERNAL_DIR = ".georefresh";
+
+export interface FsStoreOptions {
+  /** How long update/overwrite/delete wait for a key lock held by a live process. */
+  lockTimeoutMs?: number;
+}
+
+/**
+ * The embedded default: objects are plain files under a root directory (readable by DuckDB or GDAL as they
+ * are). Writes are staged in .georefresh/staging, fsynced, then linked (create) or renamed (overwrite, update)
+ * into place, so a reader sees the old file or the new one, never part of one, and a killed writer leaves only
+ * a staging file that no listing shows.
+ */
+export class FsStore implements ObjectStore {
+  readonly url: string;
+  readonly root: string;
+  private readonly stagingDir: string;
+  private readonly lockDir: string;
+  private readonly lockTimeoutMs: number;
+  private ready: Promise<void> | undefined;
+
+  constructor(root: string, options: FsStoreOptions = {}) {
+    this.root = resolve(root);
+    this.url = pathToFileURL(this.root).href;
+    this.stagingDir = join(this.root, FS_INTERNAL_DIR, "staging");
+    this.lockDir = join(this.root, FS_INTERNAL_DIR, "locks");
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+  }
+
+  locate(key: string): string {
+    return this.pathOf(key);
+  }
+
+  async head(key: string): Promise<ObjectMeta> {
+    const handle = await this.openForRead(key);
+    try {
+      const st = await handle.stat({ bigint: true });
+      return this.meta(key, st, await versionOf(handle, st));
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async get(key: string, options?: GetOptions): Promise<GetResult> {
+    const handle = await this.openForRead(key);
+    try {
+      const st = await handle.stat({ bigint: true });
+      const size = Number(st.size);
+      if (!options?.range) {
+        const body = await readExactly(handle, 0, size);
+        const version = sha256Hex(body);
+        rememberVersion(st, version);
+        return { meta: this.meta(key, st, version), body };
+      }
+      const { start, end } = checkRange(options.range, size, key);
+      const body = await readExactly(handle, start, end - start);
+      return { meta: this.meta(key, st, await versionOf(handle, st)), body };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
+    const path = this.pathOf(key);
+    await this.prepare();
+    const mode = options?.mode ?? "overwrite";
+    const version = sha256Hex(body);
+    const staged = await this.stage(body);
+    try {
+      if (mode === "create") {
+        await this.intoPlace(key, path, () => link(staged, path));
+      } else {
+        await this.locked(key, async () => {
+          if (typeof mode === "object") await this.expectVersion(key, path, mode.update);
+          await this.intoPlace(key, path, () => rename(staged, path));
+        });
+      }
+      await syncDir(dirname(path));
+      return { version };
+    } finally {
+      await unlink(staged).catch(() => {});
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.pathOf(key);
+    await this.prepare();
+    await this.locked(key, async () => {
+      try {
+        await unlink(path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR") throw this.fsError(error, key);
+      }
+    });
+  }
+
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {
+    validatePrefix(prefix);
+    const slash = prefix.lastIndexOf("/");
+    const baseKey = slash < 0 ? "" : prefix.slice(0, slash);
+    const keys: string[] = [];
+    await this.walk(baseKey, keys);
+    const matching = keys
+      .filter((k) => k.startsWith(prefix) && (options?.startAfter === undefined || compareKeys(k, options.startAfter) > 0))
+      .sort(compareKeys);
+    for (const key of matching) {
+      try {
+        const st = await stat(join(this.root, key));
+        yield { key, size: st.size, lastModified: st.mtime };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw this.fsError(error, key);
+      }
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  private async walk(dirKey: string, out: string[]): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dirKey === "" ? this.root : join(this.root, dirKey), { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return;
+      throw this.fsError(error, dirKey);
+    }
+    for (const entry of entries) {
+      if (dirKey === "" && entry.name === FS_INTERNAL_DIR) continue;
+      const key = dirKey === "" ? entry.name : `${dirKey}/${entry.name}`;
+      if (entry.isDirectory()) await this.walk(key, out);
+      else if (entry.isFile()) out.push(key);
+    }
+  }
+
+  private pathOf(key: string): string {
+    validateKey(key);
+    if (key === FS_INTERNAL_DIR || key.startsWith(`${FS_INTERNAL_DIR}/`)) {
+      throw new InvalidKeyError(`invalid key ${JSON.stringify(key)}: '${FS_INTERNAL_DIR}/' is reserved by the filesystem store`, { key });
+    }
+    return join(this.root, ...key.split("/"));
+  }
+
+  private prepare(): Promise<void> {
+    this.ready ??= Promise.all([mkdir(this.stagingDir, { recursive: true }), mkdir(this.lockDir, { recursive: true })]).then(
+      () => undefined,
+      (error: unknown) => {
+        this.ready = undefined;
+        throw this.fsError(error, this.root);
+      },
+    );
+    return this.ready;
+  }
+
+  private async stage(body: Uint8Array): Promise<string> {
+    const staged = join(this.stagingDir, `${randomUUID()}.part`);
+    const handle = await open(staged, "wx");
+    try {
+      await handle.writeFile(body);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return staged;
+  }
+
+  /** Runs a link/rename into `path`, creating parent directories; maps file/directory clashes to clear errors. */
+  private async intoPlace(key: string, path: string, move: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await move();
+        return;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EEXIST") throw new AlreadyExistsError(`${this.locate(key)} already exists`, { key });
+        if (code === "ENOENT" && attempt < 3) {
+          await mkdir(dirname(path), { recursive: true }).catch((e: unknown) => {
+            throw this.fsError(e, key);
+          });
+          continue;
+        }
+        throw this.fsError(error, key);
+      }
+    }
+  }
+
+  private async expectVersion(key: string, path: string, expected: string): Promise<void> {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "r");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") {
+        throw new PreconditionFailedError(`${this.locate(key)} does not exist (expected version ${expected})`, { key });
+      }
+      throw this.fsError(error, key);
+    }
+    try {
+      const st = await handle.stat({ bigint: true });
+      // Hash the bytes afresh under the lock: the cache is keyed by stat fields and CAS must not trust them.
+      const current = sha256Hex(await readExactly(handle, 0, Number(st.size)));
+      if (current !== expected) {
+        throw new PreconditionFailedError(`${this.locate(key)} changed: expected version ${expected}, found ${current}`, { key });
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private locked<T>(key: string, body: () => Promise<T>): Promise<T> {
+    const lockPath = join(this.lockDir, `${createHash("sha256").update(key).digest("hex")}.lock`);
+    return withKeyLock(lockPath, this.stagingDir, this.locate(key), this.lockTimeoutMs, body);
+  }
+
+  private async openForRead(key: string): Promise<FileHandle> {
+    const path = this.pathOf(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "r");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError(`${path} not found`, { key });
+      throw this.fsError(error, key);
+    }
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      await handle.close();
+      throw new NotFoundError(`${path} not found (it is a directory of other objects)`, { key });
+    }
+    return handle;
+  }
+
+  private meta(key: string, st: BigIntStats, version: string): ObjectMeta {
+    return { key, size: Number(st.size), version, lastModified: new Date(Number(st.mtimeMs)) };
+  }
+
+  private fsError(error: unknown, key: string): StoreError {
+    const e = error as NodeJS.ErrnoException;
+    const where = key.startsWith("/") ? key : this.locate(key);
+    switch (e.code) {
+      case "ENAMETOOLONG":
+        return new InvalidKeyError(`invalid key ${JSON.stringify(key)}: a path segment is longer than this filesystem allows (255 bytes)`, { key, cause: e });
+      case "EISDIR":
+      case "ENOTDIR":
+      case "EEXIST":
+        return new InvalidKeyError(
+          `cannot store ${where}: on the filesystem store a key cannot be both an object and a prefix of other keys`,
+          { key, cause: e },
+        );
+      case "EACCES":
+      case "EPERM":
+      case "EROFS":
+        return new StoreError("AccessDenied", `no permission to write ${where} (${e.code}); check the directory's owner and mode`, { key, cause: e });
+      case "ENOSPC":
+        return new StoreError("Unavailable", `no space left on the device holding ${where}`, { key, cause: e });
+      default:
+        return new StoreError("Internal", `filesystem error on ${where}: ${e.message}`, { key, cause: e });
+    }
+  }
+}
+
+async function readExactly(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
+  const body = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(body, done, length - done, position + done);
+    if (bytesRead === 0) break; // cannot happen on a file we never modify in place
+    done += bytesRead;
+  }
+  return done === length ? body : body.subarray(0, done);
+}
+
+async function syncDir(path: string): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Versions are content hashes; re-hashing a large artifact on every HEAD would be slow, so hashes are cached
+ * per inode and change time. Our writes always make a new inode (link or rename), so a cached entry can only go
+ * stale if another program edits a file in place within the same nanosecond; CAS re-hashes regardless.
+ */
+const versionCache = new Map<string, string>();
+const VERSION_CACHE_LIMIT = 10_000;
+
+function cacheKey(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+function rememberVersion(st: BigIntStats, version: string): void {
+  if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value as string);
+  versionCache.set(cacheKey(st), version);
+}
+
+async function versionOf(handle: FileHandle, st: BigIntStats): Promise<string> {
+  const cached = versionCache.get(cacheKey(st));
+  if (cached) return cached;
+  const hash = createHash("sha256");
+  const chunk = new Uint8Array(1 << 20);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.byteLength, position);
+    if (bytesRead === 0) break;
+    hash.update(chunk.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  const version = hash.digest("hex");
+  rememberVersion(st, version);
+  return version;
+}
+

@@ -1,0 +1,12 @@
+export * from "./errors.js";
+export type * from "./types.js";
+export { validateKey, validatePrefix, compareKeys, MAX_KEY_BYTES } from "./keys.js";
+export { FsStore, FS_INTERNAL_DIR } from "./fs.js";
+export type { FsStoreOptions } from "./fs.js";
+export { MemoryStore } from "./memory.js";
+export { S3Store, unquoteEtag } from "./s3.js";
+export type { S3StoreOptions } from "./s3.js";
+export { openStore } from "./open.js";
+export type { OpenStoreOptions } from "./open.js";
+export { probeStore, PROBE_PREFIX } from "./probe.js";
+export type { ProbeCheck, ProbeReport } from "./probe.js";

@@ -1,0 +1,61 @@
+import { fileURLToPath } from "node:url";
+import { MisconfiguredError } from "./errors.js";
+import { FsStore } from "./fs.js";
+import type { FsStoreOptions } from "./fs.js";
+import { MemoryStore } from "./memory.js";
+import { S3Store } from "./s3.js";
+import type { S3StoreOptions } from "./s3.js";
+import type { ObjectStore } from "./types.js";
+
+export interface OpenStoreOptions {
+  fs?: FsStoreOptions;
+  /** Overrides for s3:// URLs; anything unset comes from the URL's query, then the AWS SDK's usual sources. */
+  s3?: Partial<Omit<S3StoreOptions, "bucket" | "prefix">>;
+}
+
+const TRUE = new Set(["1", "true", "yes"]);
+
+/**
+ * Opens a store from a URL:
+ * - a plain path or file:///abs/path → filesystem (the embedded default)
+ * - memory://name → in-process memory
+ * - s3://bucket[/prefix][?endpoint=…&region=…&path_style=true] → S3; endpoint, region and credentials otherwise
+ *   come from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REGION, and the SDK's credential chain;
+ *   GEOREFRESH_S3_PATH_STYLE=true forces path-style addressing.
+ */
+export function openStore(url: string, options: OpenStoreOptions = {}): ObjectStore {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) {
+    if (url.trim() === "") throw new MisconfiguredError("empty store URL: give a directory, file:///path, memory://name or s3://bucket/prefix");
+    return new FsStore(url, options.fs);
+  }
+  if (scheme === "file") return new FsStore(fileURLToPath(url), options.fs);
+  if (scheme === "memory") return new MemoryStore(url.slice("memory://".length) || "default");
+  if (scheme === "s3") return new S3Store(s3Options(url, options.s3 ?? {}));
+  throw new MisconfiguredError(`unsupported store URL scheme '${scheme}://' in ${url}: use a directory, file://, memory:// or s3://`);
+}
+
+function s3Options(url: string, overrides: Partial<S3StoreOptions>): S3StoreOptions {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new MisconfiguredError(`cannot parse store URL ${url}: expected s3://bucket/prefix`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new MisconfiguredError("credentials do not belong in a store URL; use AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or an AWS profile");
+  }
+  const bucket = parsed.hostname;
+  if (!bucket) throw new MisconfiguredError(`store URL ${url} names no bucket: expected s3://bucket/prefix`);
+  const prefix = decodeURIComponent(parsed.pathname).replace(/^\/+|\/+$/g, "");
+  const q = parsed.searchParams;
+  const pathStyle = q.get("path_style") ?? process.env.GEOREFRESH_S3_PATH_STYLE;
+  return {
+    bucket,
+    ...(prefix ? { prefix } : {}),
+    ...(q.get("endpoint") ? { endpoint: q.get("endpoint") as string } : {}),
+    ...(q.get("region") ? { region: q.get("region") as string } : {}),
+    ...(pathStyle !== undefined && pathStyle !== "" ? { forcePathStyle: TRUE.has(pathStyle.toLowerCase()) } : {}),
+    ...overrides,
+  };
+}

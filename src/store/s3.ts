@@ -1,0 +1,251 @@
+import { Agent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import type { S3ClientConfig } from "@aws-sdk/client-s3";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { sha256Hex } from "./digest.js";
+import { AlreadyExistsError, MisconfiguredError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
+import { validateKey, validatePrefix } from "./keys.js";
+import { backoffMs, DEFAULT_RETRY, withRetry } from "./retry.js";
+import type { RetryPolicy } from "./retry.js";
+import { classify, toStoreError } from "./s3-errors.js";
+import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
+
+export interface S3StoreOptions {
+  bucket: string;
+  /** Key prefix inside the bucket, without leading or trailing '/'. */
+  prefix?: string;
+  /** Defaults to AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL; unset means AWS itself. */
+  endpoint?: string;
+  region?: string;
+  /** Defaults to true when a custom endpoint is set (Ceph, MinIO), false for AWS. */
+  forcePathStyle?: boolean;
+  /** Defaults to the SDK's provider chain (env, shared profile, SSO, instance role). */
+  credentials?: S3ClientConfig["credentials"];
+  retry?: RetryPolicy;
+  /** Per-request limit; a conditional PUT that times out is resolved by re-reading. */
+  requestTimeoutMs?: number;
+}
+
+/** ETags arrive quoted; versions are kept unquoted (RGW 16 matches If-Match only against the bare value). */
+export function unquoteEtag(etag: string | undefined): string {
+  return (etag ?? "").replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+}
+
+/**
+ * S3 backend on @aws-sdk/client-s3. The SDK's own retries are off (maxAttempts 1): a blind retry of a
+ * conditional PUT can turn our own success into a 412. Idempotent calls are retried here with jittered backoff;
+ * a conditional PUT whose outcome is unknown (5xx, 409 ConditionalRequestConflict, timeout, reset) is resolved
+ * by reading the key back: our bytes there → success; the expected state still there → try again; anything
+ * else → the caller lost, with the usual typed error.
+ */
+export class S3Store implements ObjectStore {
+  readonly url: string;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly endpoint: string;
+  private readonly client: S3Client;
+  private readonly retry: RetryPolicy;
+  /** How this store wants the ETag in If-Match; learnt from behaviour (see ifMatchRejectedOwnEtag). */
+  private quoteIfMatch = false;
+
+  constructor(options: S3StoreOptions) {
+    this.bucket = options.bucket;
+    this.prefix = options.prefix ? validateKey(options.prefix) : "";
+    const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+    this.endpoint = endpoint ?? "AWS S3";
+    this.url = `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ""}`;
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? (endpoint ? "us-east-1" : undefined);
+    const timeout = options.requestTimeoutMs ?? 30_000;
+    // Node 20 is this project's runtime; the SDK's "Node 22 from 2027" notice would only clutter every CLI run.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+    this.client = new S3Client({
+      ...(endpoint ? { endpoint } : {}),
+      ...(region ? { region } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+      forcePathStyle: options.forcePathStyle ?? endpoint !== undefined,
+      maxAttempts: 1,
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+      requestHandler: new NodeHttpHandler({
+        connectionTimeout: 5_000,
+        requestTimeout: timeout,
+        throwOnRequestTimeout: true,
+        httpAgent: new Agent({ keepAlive: true, maxSockets: 64 }),
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+      }),
+    });
+  }
+
+  locate(key: string): string {
+    return `s3://${this.bucket}/${this.fullKey(key)}`;
+  }
+
+  async head(key: string): Promise<ObjectMeta> {
+    const Key = this.fullKey(key);
+    const out = await this.call(`HEAD ${this.locate(key)}`, key, () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key })));
+    return { key, size: out.ContentLength ?? 0, version: unquoteEtag(out.ETag), lastModified: out.LastModified ?? new Date(0) };
+  }
+
+  async get(key: string, options?: GetOptions): Promise<GetResult> {
+    const Key = this.fullKey(key);
+    const range = options?.range;
+    if (range && (!Number.isSafeInteger(range.offset) || !Number.isSafeInteger(range.length) || range.offset < 0 || range.length < 0)) {
+      throw new StoreError("InvalidRange", `invalid byte range offset=${range.offset} length=${range.length} for ${key}`, { key });
+    }
+    if (range?.length === 0) {
+      return { meta: await this.head(key), body: new Uint8Array(0) };
+    }
+    const Range = range ? `bytes=${range.offset}-${range.offset + range.length - 1}` : undefined;
+    return this.call(`GET ${this.locate(key)}`, key, async () => {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
+      const body = (await out.Body?.transformToByteArray()) ?? new Uint8Array(0);
+      const total = out.ContentRange ? Number(out.ContentRange.split("/")[1]) : (out.ContentLength ?? body.byteLength);
+      return { meta: { key, size: total, version: unquoteEtag(out.ETag), lastModified: out.LastModified ?? new Date(0) }, body };
+    });
+  }
+
+  async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
+    const Key = this.fullKey(key);
+    const mode = options?.mode ?? "overwrite";
+    const base = { Bucket: this.bucket, Key, Body: body, ContentLength: body.byteLength, ContentType: options?.contentType };
+    if (mode === "overwrite") {
+      const out = await this.call(`PUT ${this.locate(key)}`, key, () => this.client.send(new PutObjectCommand(base)));
+      return { version: unquoteEtag(out.ETag) };
+    }
+    return this.conditionalPut(key, body, mode === "create" ? undefined : mode.update, base);
+  }
+
+  async delete(key: string): Promise<void> {
+    const Key = this.fullKey(key);
+    await this.call(`DELETE ${this.locate(key)}`, key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
+  }
+
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {
+    validatePrefix(prefix);
+    const base = this.prefix ? `${this.prefix}/` : "";
+    let token: string | undefined;
+    let startAfter = options?.startAfter === undefined ? undefined : base + options.startAfter;
+    do {
+      const page = await this.call(`LIST ${this.url}/${prefix}`, undefined, () =>
+        this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: base + prefix, ContinuationToken: token, StartAfter: token ? undefined : startAfter }),
+        ),
+      );
+      for (const item of page.Contents ?? []) {
+        if (item.Key === undefined) continue;
+        yield { key: item.Key.slice(base.length), size: item.Size ?? 0, lastModified: item.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      startAfter = undefined;
+    } while (token);
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+
+  private fullKey(key: string): string {
+    validateKey(key);
+    return this.prefix ? `${this.prefix}/${key}` : key;
+  }
+
+  private ctx(key?: string) {
+    return { key, endpoint: this.endpoint, bucket: this.bucket };
+  }
+
+  /** An idempotent call, retried on transient failures, with errors mapped to typed store errors. */
+  private async call<T>(what: string, key: string | undefined, send: () => Promise<T>): Promise<T> {
+    try {
+      return await withRetry(send, (e) => classify(e, false) === "transient", this.retry);
+    } catch (error) {
+      throw toStoreError(error, what, this.ctx(key));
+    }
+  }
+
+  private async conditionalPut(
+    key: string,
+    body: Uint8Array,
+    expected: string | undefined,
+    base: ConstructorParameters<typeof PutObjectCommand>[0],
+  ): Promise<PutResult> {
+    const where = this.locate(key);
+    const lost = (current: string | undefined): StoreError =>
+      expected === undefined
+        ? new AlreadyExistsError(`${where} already exists`, { key })
+        : new PreconditionFailedError(
+            current === undefined
+              ? `${where} does not exist (expected version ${expected})`
+              : `${where} changed: expected version ${expected}, found ${current}`,
+            { key },
+          );
+    let formFlipped = false;
+    for (let attempt = 0; ; attempt++) {
+      const condition =
+        expected === undefined ? { IfNoneMatch: "*" } : { IfMatch: this.quoteIfMatch ? `"${expected}"` : expected };
+      try {
+        const out = await this.client.send(new PutObjectCommand({ ...base, ...condition }));
+        return { version: unquoteEtag(out.ETag) };
+      } catch (error) {
+        const failure = classify(error, true);
+        if (failure === "precondition") {
+          if (expected === undefined) throw lost(undefined);
+          const current = await this.currentVersion(key);
+          if (current === expected && !formFlipped) {
+            // The store refused its own current ETag: it wants the other quoting. Learn it and retry once.
+            this.quoteIfMatch = !this.quoteIfMatch;
+            formFlipped = true;
+            continue;
+          }
+          if (current === expected) {
+            throw new MisconfiguredError(`${where}: the store rejects If-Match with its own current ETag in either form; it cannot be used for promotion`, { key });
+          }
+          throw lost(current);
+        }
+        const giveUp = attempt + 1 >= this.retry.attempts;
+        if (failure === "transient" && !giveUp) {
+          await sleep(backoffMs(attempt, this.retry));
+          continue;
+        }
+        if (failure !== "ambiguous") throw toStoreError(error, `conditional PUT ${where}`, this.ctx(key));
+        // Outcome unknown: read back and decide.
+        const stored = await this.readBack(key).catch((readError: unknown) => {
+          throw toStoreError(readError, `conditional PUT ${where} had an unknown outcome and reading it back failed`, this.ctx(key));
+        });
+        if (stored && stored.hash === sha256Hex(body)) return { version: stored.version };
+        const stillExpected = expected === undefined ? stored === undefined : stored?.version === expected;
+        if (!stillExpected) throw lost(stored?.version);
+        if (giveUp) throw toStoreError(error, `conditional PUT ${where}`, this.ctx(key));
+        await sleep(backoffMs(attempt, this.retry));
+      }
+    }
+  }
+
+  private async currentVersion(key: string): Promise<string | undefined> {
+    try {
+      return (await this.head(key)).version;
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  private async readBack(key: string): Promise<{ hash: string; version: string } | undefined> {
+    try {
+      const { body, meta } = await this.get(key);
+      return { hash: sha256Hex(body), version: meta.version };
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The one interface every backend implements (fs, memory, s3). Modelled on Rust object_store's PutMode:
+ * the protocol needs exactly three kinds of write, and each backend proves them in test/store/conformance.ts.
+ */
+
+/**
+ * - "overwrite": last writer wins.
+ * - "create": succeeds only if the key is absent, else AlreadyExistsError. Atomic: of N concurrent creates,
+ *   exactly one succeeds.
+ * - { update: version }: succeeds only if the current version equals `version`, else
+ *   PreconditionFailedError (also when the key is absent). Atomic compare-and-swap.
+ */
+export type PutMode = "overwrite" | "create" | { update: string };
+
+export interface PutOptions {
+  mode?: PutMode;
+  contentType?: string;
+}
+
+/**
+ * A version is an opaque token that changes whenever the bytes change. On S3 it is the ETag (unquoted); on the
+ * filesystem and in memory it is the sha256 of the bytes, so equal bytes give equal versions on those backends.
+ */
+export interface ObjectMeta {
+  key: string;
+  size: number;
+  version: string;
+  lastModified: Date;
+}
+
+export interface ListEntry {
+  key: string;
+  size: number;
+  lastModified: Date;
+}
+
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
+
+export interface GetOptions {
+  /** Read only these bytes; `meta.size` still gives the whole object's size. */
+  range?: ByteRange;
+}
+
+export interface GetResult {
+  meta: ObjectMeta;
+  body: Uint8Array;
+}
+
+export interface PutResult {
+  version: string;
+}
+
+export interface ListOptions {
+  /** Resume after this key (exclusive), as in S3 ListObjectsV2 StartAfter. */
+  startAfter?: string;
+}
+
+export interface ObjectStore {
+  /** The URL this store was opened from, without credentials: for messages and manifests. */
+  readonly url: string;
+  /** Where a reader finds the object outside georefresh: an absolute path, or an s3:// URL. */
+  locate(key: string): string;
+  /** Throws NotFoundError when absent. */
+  head(key: string): Promise<ObjectMeta>;
+  /** Throws NotFoundError when absent. A reader never sees a partially written object. */
+  get(key: string, options?: GetOptions): Promise<GetResult>;
+  put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult>;
+  /** Idempotent: deleting an absent key succeeds. */
+  delete(key: string): Promise<void>;
+  /** Every key that starts with `prefix`, in UTF-8 byte order, fetched page by page. */
+  list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry>;
+  close(): Promise<void>;
+}
