@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inject } from "vitest";
+import { FsStore } from "../../src/store/fs.js";
+import { MemoryStore } from "../../src/store/memory.js";
+import { S3Store } from "../../src/store/s3.js";
+import type { ObjectStore } from "../../src/store/types.js";
+
+/** A fresh, isolated store of one backend, plus the URL and env a child process needs to open the same one. */
+export interface StoreFixture {
+  store: ObjectStore;
+  /** For openStore() in another process; undefined where objects cannot be shared across processes. */
+  url: string | undefined;
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+export type Backend = "fs" | "memory" | "s3";
+
+export function s3Env(): Record<string, string> {
+  const s3 = inject("s3");
+  if (!s3) return {};
+  return {
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    AWS_REGION: s3.region,
+    GEOREFRESH_S3_PATH_STYLE: "true",
+  };
+}
+
+export function s3Available(): boolean {
+  return inject("s3") !== null;
+}
+
+export async function openFixture(backend: Backend): Promise<StoreFixture> {
+  if (backend === "memory") {
+    const name = `test-${randomUUID()}`;
+    return { store: new MemoryStore(name), url: undefined, env: {}, dispose: async () => MemoryStore.reset(name) };
+  }
+  if (backend === "fs") {
+    const dir = mkdtempSync(join(tmpdir(), "georefresh-store-"));
+    const store = new FsStore(dir);
+    return { store, url: dir, env: {}, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const s3 = inject("s3");
+  if (!s3) throw new Error("the S3 test server is not configured (see test/setup/s3-server.ts)");
+  const prefix = `t/${randomUUID()}`;
+  const store = new S3Store({
+    bucket: s3.bucket,
+    prefix,
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
+  return {
+    store,
+    url: `s3://${s3.bucket}/${prefix}`,
+    env: s3Env(),
+    dispose: async () => {
+      const keys: string[] = [];
+      for await (const entry of store.list("")) keys.push(entry.key);
+      await mapLimit(keys, 32, (k) => store.delete(k));
+      await store.close();
+    },
+  };
+}
+
+/** Runs `fn` over items with at most `limit` in flight. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}

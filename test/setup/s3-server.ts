@@ -1,0 +1,76 @@
+import { execFileSync } from "node:child_process";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import type { TestProject } from "vitest/node";
+
+/**
+ * Makes the real S3 server (Ceph RGW) available to every test file: uses S3_ENDPOINT when set, else starts
+ * RGW with scripts/s3-server.sh (which installs it when missing). The S3 suites never skip in CI; outside CI,
+ * GEOREFRESH_SKIP_S3=1 is the one explicit way to run without a server, and it is announced loudly.
+ */
+export interface S3TestEnv {
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    s3: S3TestEnv | null;
+  }
+}
+
+function serverEnv(): Record<string, string> {
+  const out = execFileSync("bash", ["scripts/s3-server.sh", "env"], { encoding: "utf8" });
+  const env: Record<string, string> = {};
+  for (const line of out.split("\n")) {
+    const m = /^export (\w+)=(.*)$/.exec(line);
+    if (m?.[1] && m[2] !== undefined) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  if (process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true") {
+    console.warn("\n*** GEOREFRESH_SKIP_S3=1: the S3 (Ceph RGW) suites are NOT running. CI always runs them. ***\n");
+    project.provide("s3", null);
+    return;
+  }
+  if (!process.env.S3_ENDPOINT) {
+    try {
+      execFileSync("bash", ["scripts/s3-server.sh", "start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+    } catch (error) {
+      throw new Error(
+        `could not start the test S3 server (scripts/s3-server.sh start): ${(error as Error).message}. ` +
+          "Start it yourself (as root it installs Ceph RGW from Debian), point S3_ENDPOINT at one, or outside CI set GEOREFRESH_SKIP_S3=1.",
+      );
+    }
+    Object.assign(process.env, serverEnv());
+  }
+  const env: S3TestEnv = {
+    endpoint: process.env.S3_ENDPOINT as string,
+    bucket: process.env.GEOREFRESH_TEST_S3_BUCKET ?? "georefresh-test",
+    accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? "",
+    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? "",
+    region: process.env.AWS_REGION ?? "us-east-1",
+  };
+  const client = new S3Client({
+    endpoint: env.endpoint,
+    region: env.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.accessKeyId, secretAccessKey: env.secretAccessKey },
+  });
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: env.bucket }));
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name !== "BucketAlreadyOwnedByYou" && name !== "BucketAlreadyExists") {
+      throw new Error(`test S3 server at ${env.endpoint} is not usable: ${name}: ${(error as Error).message}`);
+    }
+  } finally {
+    client.destroy();
+  }
+  project.provide("s3", env);
+}
