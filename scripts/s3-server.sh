@@ -90,7 +90,7 @@ err to stderr = false
 log to stderr = false
 
 [client.rgw.georefresh]
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT tcp_nodelay=1
 rgw data = $DIR/rgw
 rgw enable usage log = false
 rgw dns name = localhost

@@ -46,6 +46,16 @@ export class FsStore implements ObjectStore {
   }
 
   async head(key: string): Promise<ObjectMeta> {
+    // One stat answers a HEAD whose version is cached; a miss opens the file and hashes it.
+    let st: BigIntStats | undefined;
+    try {
+      st = await stat(this.pathOf(key), { bigint: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw this.fsError(error, key);
+    }
+    const cached = st?.isFile() ? versionCache.get(cacheKey(st)) : undefined;
+    if (st && cached) return this.meta(key, st, cached);
     const handle = await this.openForRead(key);
     try {
       const st = await handle.stat({ bigint: true });
@@ -80,6 +90,7 @@ export class FsStore implements ObjectStore {
     const mode = options?.mode ?? "overwrite";
     const version = sha256Hex(body);
     const staged = await this.stage(body);
+    let renamed = false;
     try {
       if (mode === "create") {
         await this.intoPlace(key, path, () => link(staged, path));
@@ -87,12 +98,13 @@ export class FsStore implements ObjectStore {
         await this.locked(key, async () => {
           if (typeof mode === "object") await this.expectVersion(key, path, mode.update);
           await this.intoPlace(key, path, () => rename(staged, path));
+          renamed = true;
         });
       }
       await syncDir(dirname(path));
       return { version };
     } finally {
-      await unlink(staged).catch(() => {});
+      if (!renamed) await unlink(staged).catch(() => {});
     }
   }
 

@@ -47,7 +47,10 @@ function s3Options(url: string, overrides: Partial<S3StoreOptions>): S3StoreOpti
   }
   const bucket = parsed.hostname;
   if (!bucket) throw new MisconfiguredError(`store URL ${url} names no bucket: expected s3://bucket/prefix`);
-  const prefix = decodeURIComponent(parsed.pathname).replace(/^\/+|\/+$/g, "");
+  // Taken from the raw text: URL parsing would quietly resolve "a/../b" to "b".
+  const rawPath = url.slice("s3://".length).split(/[?#]/)[0] ?? "";
+  const slash = rawPath.indexOf("/");
+  const prefix = slash < 0 ? "" : decodeURIComponent(rawPath.slice(slash + 1)).replace(/\/+$/, "");
   const q = parsed.searchParams;
   const pathStyle = q.get("path_style") ?? process.env.GEOREFRESH_S3_PATH_STYLE;
   return {
