@@ -8,6 +8,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: skipS3 ? ["test/**/*.s3.test.ts", "**/node_modules/**"] : ["**/node_modules/**"],
     globalSetup: ["test/setup/s3-server.ts"],
+    reporters: ["default", "./test/setup/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Store suites spawn their own worker processes; two forks keep both cores busy without starving them.

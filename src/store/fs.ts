@@ -47,9 +47,10 @@ export class FsStore implements ObjectStore {
 
   async head(key: string): Promise<ObjectMeta> {
     // One stat answers a HEAD whose version is cached; a miss opens the file and hashes it.
+    const path = this.pathOf(key);
     let st: BigIntStats | undefined;
     try {
-      st = await stat(this.pathOf(key), { bigint: true });
+      st = await stat(path, { bigint: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw this.fsError(error, key);
