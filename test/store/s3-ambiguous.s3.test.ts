@@ -82,6 +82,23 @@ describe("S3 conditional PUT with a lost answer", () => {
     expect(dec((await direct.get("amb/moved")).body)).toBe("v2 by them");
   });
 
+  it("retries idempotent calls through a 5xx, and only those", async () => {
+    await direct.put("amb/idem", enc("x"));
+    let failures = 0;
+    proxy = await startFaultyProxy(s3.endpoint, (req) => {
+      const idempotent = req.method === "GET" || req.method === "HEAD" || (req.method === "PUT" && !req.headers["if-none-match"]);
+      if (idempotent && failures < 2) {
+        failures++;
+        return "500-without-forward";
+      }
+      return "pass";
+    });
+    const store = new S3Store({ ...opts, endpoint: proxy.endpoint });
+    expect(dec((await store.get("amb/idem")).body)).toBe("x");
+    expect((await store.head("amb/idem")).size).toBe(1);
+    expect(proxy.seen.filter((r) => r.startsWith("GET"))).toHaveLength(3);
+  });
+
   it("never puts the secret key in an error message", async () => {
     const wrong = new S3Store({ ...opts, endpoint: s3.endpoint, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: "s3cr3t-never-print-me" } });
     for (const op of [() => wrong.head("x"), () => wrong.put("x", enc("x"), { mode: "create" }), () => wrong.get("x")]) {
