@@ -8,86 +8,75 @@ export type StoreErrorCode =
   | "AlreadyExists"
   | "PreconditionFailed"
   | "InvalidKey"
+  | "InvalidRange"
   | "AccessDenied"
   | "Unavailable"
   | "LockTimeout"
   | "Misconfigured"
-  | "InvalidRange"
   | "Internal";
 
+export interface StoreErrorOptions {
+  key?: string | undefined;
+  cause?: unknown;
+}
+
+/** Any store failure; used directly only for the unexpected ("Internal"). Subclasses set `code`. */
 export class StoreError extends Error {
+  static readonly code: StoreErrorCode = "Internal";
   readonly code: StoreErrorCode;
   readonly key: string | undefined;
 
-  constructor(code: StoreErrorCode, message: string, options?: { key?: string; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = `${code}Error`;
-    this.code = code;
-    this.key = options?.key;
+  constructor(message: string, options: StoreErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = (new.target as typeof StoreError).code;
+    this.name = `${this.code}Error`;
+    this.key = options.key;
   }
 }
 
 /** The object does not exist. */
 export class NotFoundError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("NotFound", message, options);
-  }
+  static override readonly code = "NotFound";
 }
 
 /** A `create` put found the key already taken. */
 export class AlreadyExistsError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("AlreadyExists", message, options);
-  }
+  static override readonly code = "AlreadyExists";
 }
 
 /** An `update` put found a different version (or no object) where the caller expected its version. */
 export class PreconditionFailedError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("PreconditionFailed", message, options);
-  }
+  static override readonly code = "PreconditionFailed";
 }
 
 /** The key breaks the key rules (see keys.ts); nothing was sent to the store. */
 export class InvalidKeyError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("InvalidKey", message, options);
-  }
+  static override readonly code = "InvalidKey";
 }
 
-/** Credentials missing or refused. The message never contains the secret. */
+/** A byte range that starts past the end of the object, or is not a range at all. */
+export class InvalidRangeError extends StoreError {
+  static override readonly code = "InvalidRange";
+}
+
+/** Credentials missing or refused, or no permission on the path. The message never contains a secret. */
 export class AccessDeniedError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("AccessDenied", message, options);
-  }
+  static override readonly code = "AccessDenied";
 }
 
 /** The store could not be reached or kept failing after retries; running again later may succeed. */
 export class UnavailableError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("Unavailable", message, options);
-  }
+  static override readonly code = "Unavailable";
 }
 
 /** A filesystem key lock stayed held by a live process for longer than the wait limit. */
 export class LockTimeoutError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("LockTimeout", message, options);
-  }
+  static override readonly code = "LockTimeout";
 }
 
 /** The store URL or its settings are wrong (no such bucket, bad URL, unsupported scheme). */
 export class MisconfiguredError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("Misconfigured", message, options);
-  }
-}
-
-/** A byte range that starts past the end of the object. */
-export class InvalidRangeError extends StoreError {
-  constructor(message: string, options?: { key?: string; cause?: unknown }) {
-    super("InvalidRange", message, options);
-  }
+  static override readonly code = "Misconfigured";
 }
 
 export function isStoreError(error: unknown, code?: StoreErrorCode): error is StoreError {

@@ -5,7 +5,7 @@ import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sha256Hex } from "./digest.js";
-import { AlreadyExistsError, InvalidKeyError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
+import { AccessDeniedError, AlreadyExistsError, InvalidKeyError, NotFoundError, PreconditionFailedError, StoreError, UnavailableError } from "./errors.js";
 import { withKeyLock } from "./fs-lock.js";
 import { compareKeys, validateKey, validatePrefix } from "./keys.js";
 import { checkRange } from "./range.js";
@@ -277,11 +277,11 @@ export class FsStore implements ObjectStore {
       case "EACCES":
       case "EPERM":
       case "EROFS":
-        return new StoreError("AccessDenied", `no permission to write ${where} (${e.code}); check the directory's owner and mode`, { key, cause: e });
+        return new AccessDeniedError(`no permission to write ${where} (${e.code}); check the directory's owner and mode`, { key, cause: e });
       case "ENOSPC":
-        return new StoreError("Unavailable", `no space left on the device holding ${where}`, { key, cause: e });
+        return new UnavailableError(`no space left on the device holding ${where}`, { key, cause: e });
       default:
-        return new StoreError("Internal", `filesystem error on ${where}: ${e.message}`, { key, cause: e });
+        return new StoreError(`filesystem error on ${where}: ${e.message}`, { key, cause: e });
     }
   }
 }

@@ -79,6 +79,6 @@ export function toStoreError(error: unknown, what: string, ctx: { key?: string; 
       if (/region/i.test(e.message ?? "")) {
         return new MisconfiguredError(`${what}: no AWS region set; set AWS_REGION or add ?region=… to the store URL`, opts);
       }
-      return new StoreError("Internal", `${what}: unexpected S3 error ${detail}`, opts);
+      return new StoreError(`${what}: unexpected S3 error ${detail}`, opts);
   }
 }

@@ -12,7 +12,7 @@ import {
 import type { S3ClientConfig } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { sha256Hex } from "./digest.js";
-import { AlreadyExistsError, MisconfiguredError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
+import { AlreadyExistsError, InvalidRangeError, MisconfiguredError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
 import { validateKey, validatePrefix } from "./keys.js";
 import { backoffMs, DEFAULT_RETRY, withRetry } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
@@ -100,7 +100,7 @@ export class S3Store implements ObjectStore {
     const Key = this.fullKey(key);
     const range = options?.range;
     if (range && (!Number.isSafeInteger(range.offset) || !Number.isSafeInteger(range.length) || range.offset < 0 || range.length < 0)) {
-      throw new StoreError("InvalidRange", `invalid byte range offset=${range.offset} length=${range.length} for ${key}`, { key });
+      throw new InvalidRangeError(`invalid byte range offset=${range.offset} length=${range.length} for ${key}`, { key });
     }
     if (range?.length === 0) {
       return { meta: await this.head(key), body: new Uint8Array(0) };
