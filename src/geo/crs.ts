@@ -1,0 +1,186 @@
+import proj4 from "proj4";
+import type { Geometry, Position } from "./geometry.js";
+import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
+import type { Datum } from "./projjson.js";
+
+/** A CRS georefresh can compute in. Unknown or missing CRSs are errors, never guesses. */
+export interface Crs {
+  /** "OGC:CRS84" or "EPSG:<code>". */
+  id: string;
+  name: string;
+  geographic: boolean;
+  proj4: string;
+  /** Where coordinates may plausibly fall, as lon/lat [west, south, east, north]. */
+  areaOfUse: [number, number, number, number];
+  /** For the GeoParquet footer; undefined for OGC:CRS84, which the spec says to omit. */
+  projjson: Record<string, unknown> | undefined;
+}
+
+export class CrsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CrsError";
+  }
+}
+
+const WORLD: Crs["areaOfUse"] = [-180, -90, 180, 90];
+
+const CRS84: Crs = {
+  id: "OGC:CRS84",
+  name: "WGS 84 (CRS84)",
+  geographic: true,
+  proj4: "+proj=longlat +datum=WGS84 +no_defs",
+  areaOfUse: WORLD,
+  projjson: undefined,
+};
+
+function geographic(d: Datum, proj: string): Crs {
+  return { id: `EPSG:${d.code}`, name: d.crsName, geographic: true, proj4: proj, areaOfUse: WORLD, projjson: geographicProjjson(d) };
+}
+
+function utm(code: number, base: Datum, zone: number, south: boolean): Crs {
+  const lon0 = -183 + 6 * zone;
+  const name = `${base.crsName} / UTM zone ${zone}${south ? "S" : "N"}`;
+  return {
+    id: `EPSG:${code}`,
+    name,
+    geographic: false,
+    proj4: `+proj=utm +zone=${zone}${south ? " +south" : ""} +${base === NAD83 ? "datum=NAD83" : "datum=WGS84"} +units=m +no_defs`,
+    areaOfUse: [lon0 - 3, south ? -80 : 0, lon0 + 3, south ? 0 : 84],
+    projjson: projectedProjjson(name, code, base, { name: "Transverse Mercator", code: 9807 }, `UTM zone ${zone}${south ? "S" : "N"}`, [
+      P.latOrigin(0),
+      P.lonOrigin(lon0),
+      P.scale(0.9996),
+      P.falseEasting(500000),
+      P.falseNorthing(south ? 10000000 : 0),
+    ]),
+  };
+}
+
+const FIXED: Record<string, Crs> = {
+  "OGC:CRS84": CRS84,
+  "EPSG:4326": geographic(WGS84, "+proj=longlat +datum=WGS84 +no_defs"),
+  "EPSG:4269": geographic(NAD83, "+proj=longlat +datum=NAD83 +no_defs"),
+  "EPSG:3857": {
+    id: "EPSG:3857",
+    name: "WGS 84 / Pseudo-Mercator",
+    geographic: false,
+    proj4: "+proj=merc +a=6378137 +b=6378137 +lat_ts=0 +lon_0=0 +x_0=0 +y_0=0 +k=1 +units=m +nadgrids=@null +no_defs",
+    areaOfUse: [-180, -85.06, 180, 85.06],
+    projjson: projectedProjjson("WGS 84 / Pseudo-Mercator", 3857, WGS84, { name: "Popular Visualisation Pseudo Mercator", code: 1024 }, "Popular Visualisation Pseudo-Mercator", [
+      P.latOrigin(0),
+      P.lonOrigin(0),
+      P.falseEasting(0),
+      P.falseNorthing(0),
+    ]),
+  },
+  "EPSG:5070": {
+    id: "EPSG:5070",
+    name: "NAD83 / Conus Albers",
+    geographic: false,
+    proj4: "+proj=aea +lat_0=23 +lon_0=-96 +lat_1=29.5 +lat_2=45.5 +x_0=0 +y_0=0 +datum=NAD83 +units=m +no_defs",
+    areaOfUse: [-124.79, 24.41, -66.91, 49.38],
+    projjson: projectedProjjson("NAD83 / Conus Albers", 5070, NAD83, { name: "Albers Equal Area", code: 9822 }, "Conus Albers", [
+      P.latFalseOrigin(23),
+      P.lonFalseOrigin(-96),
+      P.lat1(29.5),
+      P.lat2(45.5),
+      P.eastingFalseOrigin(0),
+      P.northingFalseOrigin(0),
+    ]),
+  },
+  "EPSG:6933": {
+    id: "EPSG:6933",
+    name: "WGS 84 / NSIDC EASE-Grid 2.0 Global",
+    geographic: false,
+    proj4: "+proj=cea +lat_ts=30 +lon_0=0 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
+    areaOfUse: [-180, -86, 180, 86],
+    projjson: projectedProjjson("WGS 84 / NSIDC EASE-Grid 2.0 Global", 6933, WGS84, { name: "Lambert Cylindrical Equal Area", code: 9835 }, "US NSIDC Equal Area global projection", [
+      P.lat1(30),
+      P.lonOrigin(0),
+      P.falseEasting(0),
+      P.falseNorthing(0),
+    ]),
+  },
+};
+
+/** The CRSs this build knows, by id. */
+export function knownCrs(code: number): Crs | undefined {
+  if (code >= 32601 && code <= 32660) return utm(code, WGS84, code - 32600, false);
+  if (code >= 32701 && code <= 32760) return utm(code, WGS84, code - 32700, true);
+  if (code >= 26901 && code <= 26923) return utm(code, NAD83, code - 26900, false);
+  return FIXED[`EPSG:${code}`];
+}
+
+/** "EPSG:5070", "epsg:5070", 5070, "OGC:CRS84", "CRS84", "urn:ogc:def:crs:EPSG::5070" → Crs. */
+export function crsFromCode(input: string | number): Crs {
+  const text = String(input).trim();
+  if (/^(OGC:)?CRS84$/i.test(text) || /^urn:ogc:def:crs:OGC:(1\.3:)?CRS84$/i.test(text)) return CRS84;
+  const m = /^(?:EPSG:+|urn:ogc:def:crs:EPSG:[\d.]*:)?(\d+)$/i.exec(text);
+  const crs = m ? knownCrs(Number(m[1])) : undefined;
+  if (!crs) {
+    throw new CrsError(
+      `unknown CRS ${JSON.stringify(text)}: georefresh knows OGC:CRS84, EPSG:4326, 4269, 3857, 5070, 6933, WGS 84 UTM (32601–32660, 32701–32760) and NAD83 UTM (26901–26923); reproject the input to one of them`,
+    );
+  }
+  return crs;
+}
+
+/** Identifies a CRS from PROJJSON (id.authority/code, else a known name). */
+export function crsFromProjjson(doc: unknown, where: string): Crs {
+  if (typeof doc !== "object" || doc === null) throw new CrsError(`${where}: crs is not a PROJJSON object`);
+  const d = doc as { id?: { authority?: string; code?: string | number }; name?: string; ids?: { authority?: string; code?: string | number }[] };
+  const id = d.id ?? d.ids?.[0];
+  if (id?.authority && id.code !== undefined) {
+    if (id.authority.toUpperCase() === "OGC" && String(id.code).toUpperCase() === "CRS84") return CRS84;
+    if (id.authority.toUpperCase() === "EPSG") return crsFromCode(`EPSG:${id.code}`);
+    throw new CrsError(`${where}: CRS ${id.authority}:${id.code} is not one georefresh knows; reproject the input`);
+  }
+  const byName = [CRS84, ...Object.values(FIXED)].find((c) => c.name === d.name);
+  if (byName) return byName;
+  throw new CrsError(`${where}: refusing to compute: the CRS has no id and an unrecognised name ${JSON.stringify(d.name)}`);
+}
+
+/**
+ * The CRS of a GeoParquet geometry column: absent means OGC:CRS84 (the spec's default); null means "unknown",
+ * which georefresh refuses rather than guessing.
+ */
+export function crsFromGeoParquet(column: { crs?: unknown }, where: string): Crs {
+  if (!("crs" in column) || column.crs === undefined) return CRS84;
+  if (column.crs === null) throw new CrsError(`refusing to compute: ${where} has no CRS (crs: null means unknown); declare the input's CRS`);
+  return crsFromProjjson(column.crs, where);
+}
+
+/** A coordinate transform between two CRSs (x/y order: lon/lat for geographic CRSs, as GeoParquet stores). */
+export function transformer(from: Crs, to: Crs): (p: Position) => Position {
+  if (from.proj4 === to.proj4) return (p) => p;
+  const t = proj4(from.proj4, to.proj4);
+  return (p) => {
+    const [x, y] = t.forward([p[0] as number, p[1] as number]);
+    return p.length > 2 ? [x as number, y as number, p[2] as number] : [x as number, y as number];
+  };
+}
+
+export function mapPositions(g: Geometry, f: (p: Position) => Position): Geometry {
+  const ring = (r: Position[]) => r.map(f);
+  switch (g.type) {
+    case "Point":
+      return { type: g.type, coordinates: g.coordinates.length === 0 ? [] : f(g.coordinates) };
+    case "LineString":
+    case "MultiPoint":
+      return { type: g.type, coordinates: ring(g.coordinates) } as Geometry;
+    case "Polygon":
+    case "MultiLineString":
+      return { type: g.type, coordinates: g.coordinates.map(ring) } as Geometry;
+    case "MultiPolygon":
+      return { type: g.type, coordinates: g.coordinates.map((p) => p.map(ring)) };
+    case "GeometryCollection":
+      return { type: g.type, geometries: g.geometries.map((c) => mapPositions(c, f)) };
+  }
+}
+
+export function reproject(g: Geometry, from: Crs, to: Crs): Geometry {
+  return from.proj4 === to.proj4 ? g : mapPositions(g, transformer(from, to));
+}
+
+export const CRS84_CRS = CRS84;
