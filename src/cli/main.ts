@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerDoctor } from "./doctor.js";
+import { registerValidate } from "./validate.js";
 import { EXIT } from "./exit-codes.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -13,6 +14,7 @@ const program = new Command("georefresh")
   .exitOverride();
 
 registerDoctor(program);
+registerValidate(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -15,35 +15,41 @@ export interface ValidateOptions {
 
 const WORKER_URL = new URL(`./validity-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
 
+type Offsets = Int32Array | BigInt64Array | ArrayLike<number>;
+
 /**
- * Checks every geometry of a WKB column (Arrow Binary layout): decodes, finite coordinates, inside the CRS
- * domain, OGC validity with GEOS's own reason. Reports every problem by row; never repairs anything.
+ * Checks every geometry of WKB columns (Arrow Binary layout): decodes, finite coordinates, inside the CRS
+ * domain, OGC validity with GEOS's own reason. Reports every problem by row; never repairs anything. Keeps its
+ * worker threads between calls; close() it when done.
  */
-export async function validateWkb(
-  data: Uint8Array,
-  offsets: Int32Array | BigInt64Array | ArrayLike<number>,
-  crs: Crs,
-  options: ValidateOptions = {},
-): Promise<GeometryIssue[]> {
-  const rows = offsets.length - 1;
-  const chunkRows = options.chunkRows ?? 2048;
-  const crsFacts = { id: crs.id, geographic: crs.geographic, proj4: crs.proj4, areaOfUse: crs.areaOfUse };
-  const chunk = (start: number): ValidationChunk => {
-    const end = Math.min(rows, start + chunkRows);
-    const base = Number(offsets[start]);
-    const local = new Int32Array(end - start + 1);
-    for (let i = start; i <= end; i++) local[i - start] = Number(offsets[i]) - base;
-    return { firstRow: start, data: data.slice(base, Number(offsets[end])), offsets: local, crs: crsFacts };
-  };
-  const starts = Array.from({ length: Math.ceil(rows / chunkRows) }, (_, i) => i * chunkRows);
-  const threads = options.threads ?? availableParallelism();
-  if (threads === 0 || rows <= chunkRows) {
-    const out: GeometryIssue[] = [];
-    for (const s of starts) out.push(...(await validateChunk(chunk(s))));
-    return out;
+export class GeometryValidator {
+  private pool: WorkerPool<{ chunk: ValidationChunk }, { issues: GeometryIssue[] }> | undefined;
+  private readonly threads: number;
+  private readonly chunkRows: number;
+
+  constructor(options: ValidateOptions = {}) {
+    this.threads = options.threads ?? availableParallelism();
+    this.chunkRows = options.chunkRows ?? 2048;
   }
-  const pool = new WorkerPool<{ chunk: ValidationChunk }, { issues: GeometryIssue[] }>(WORKER_URL, Math.min(threads, starts.length, 64));
-  try {
+
+  async validate(data: Uint8Array, offsets: Offsets, crs: Crs): Promise<GeometryIssue[]> {
+    const rows = offsets.length - 1;
+    const crsFacts = { id: crs.id, geographic: crs.geographic, proj4: crs.proj4, areaOfUse: crs.areaOfUse };
+    const chunk = (start: number): ValidationChunk => {
+      const end = Math.min(rows, start + this.chunkRows);
+      const base = Number(offsets[start]);
+      const local = new Int32Array(end - start + 1);
+      for (let i = start; i <= end; i++) local[i - start] = Number(offsets[i]) - base;
+      return { firstRow: start, data: data.slice(base, Number(offsets[end])), offsets: local, crs: crsFacts };
+    };
+    const starts = Array.from({ length: Math.ceil(rows / this.chunkRows) }, (_, i) => i * this.chunkRows);
+    if (this.threads === 0 || starts.length <= 1) {
+      const out: GeometryIssue[] = [];
+      for (const s of starts) out.push(...(await validateChunk(chunk(s))));
+      return out;
+    }
+    this.pool ??= new WorkerPool(WORKER_URL, Math.min(this.threads, 64));
+    const pool = this.pool;
     const results = await Promise.all(
       starts.map((s) => {
         const c = chunk(s);
@@ -51,7 +57,20 @@ export async function validateWkb(
       }),
     );
     return results.flatMap((r) => r.issues);
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+}
+
+/** One-shot form of GeometryValidator. */
+export async function validateWkb(data: Uint8Array, offsets: Offsets, crs: Crs, options: ValidateOptions = {}): Promise<GeometryIssue[]> {
+  const validator = new GeometryValidator(options);
+  try {
+    return await validator.validate(data, offsets, crs);
   } finally {
-    await pool.close();
+    await validator.close();
   }
 }
