@@ -28,7 +28,6 @@ export class WorkerPool<In, Out> {
       const worker = new Worker(ts ? tsBootstrap(moduleUrl) : moduleUrl);
       worker.on("message", (msg: { error?: string } & Record<string, unknown>) => this.settle(worker, msg));
       worker.on("error", (error) => this.fail(worker, error));
-      worker.unref();
       this.workers.push(worker);
       this.idle.push(worker);
     }
