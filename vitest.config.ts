@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: skipS3 ? ["test/**/*.s3.test.ts", "**/node_modules/**"] : ["**/node_modules/**"],
-    globalSetup: ["test/setup/s3-server.ts"],
+    globalSetup: ["test/setup/services.ts"],
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -93,47 +93,31 @@ export async function validateGeoParquetFile(bytes: Uint8Array, file: string, op
     rowFindings++;
     if (rowFindings <= maxRow) report(f);
   };
-  const seen = new Map(columns.map(([n]) => [n, { types: new Set<string>(), bbox: [Infinity, Infinity, -Infinity, -Infinity] }]));
+  const seen = new Map<string, ColumnStats>(columns.map(([n]) => [n, { types: new Set<string>(), bbox: [Infinity, Infinity, -Infinity, -Infinity] }]));
 
   const validator = new GeometryValidator({ threads: options.threads });
   try {
-  for await (const group of readRowGroups(bytes, file)) {
-    for (const [name, meta] of columns) {
-      const vector = group.table.getChild(name) as Vector;
-      const wkb = binaryColumn(vector, name);
-      const stats = seen.get(name) as { types: Set<string>; bbox: number[] };
-      const geomBoxes = new Float64Array(4 * vector.length).fill(NaN);
-      for (let i = 0; i < vector.length; i++) {
-        const row = group.firstRow + i;
-        if (!vector.isValid(i)) continue; // nulls are allowed; GEOS never sees them
-        try {
-          const s = wkbSummary(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), row);
-          stats.types.add(s.type);
-          if (s.bbox[0] <= s.bbox[2]) {
-            geomBoxes.set(s.bbox, 4 * i);
-            stats.bbox = [Math.min(stats.bbox[0] as number, s.bbox[0]), Math.min(stats.bbox[1] as number, s.bbox[1]), Math.max(stats.bbox[2] as number, s.bbox[2]), Math.max(stats.bbox[3] as number, s.bbox[3])];
-          }
-        } catch (error) {
-          if (!(error instanceof WkbError)) throw error; // reported with the data rules below
+    for await (const group of readRowGroups(bytes, file)) {
+      for (const [name, meta] of columns) {
+        const vector = group.table.getChild(name) as Vector;
+        const wkb = binaryColumn(vector, name);
+        const geomBoxes = summarise(vector, wkb, group.firstRow, seen.get(name) as ColumnStats);
+        const crs = crsOf.get(name);
+        for (const issue of await validator.validate(wkb.data, wkb.offsets, crs ?? crsFromGeoParquet({}, name))) {
+          if (!vector.isValid(issue.row) || (issue.kind === "domain" && !crs)) continue; // nulls are allowed
+          const message = issue.reason.replace(/^row \d+: /, "");
+          rowFinding({ rule: `geometry-${issue.kind}`, severity: "error", column: name, row: group.firstRow + issue.row, message });
         }
+        checkCovering(group.table, name, meta, geomBoxes, group.firstRow, rowFinding);
       }
-      const crs = crsOf.get(name);
-      const issues = await validator.validate(wkb.data, wkb.offsets, crs ?? crsFromGeoParquet({}, name));
-      for (const issue of issues) {
-        if (!vector.isValid(issue.row)) continue;
-        if (issue.kind === "domain" && !crs) continue;
-        rowFinding({ rule: `geometry-${issue.kind}`, severity: "error", column: name, row: group.firstRow + issue.row, message: issue.reason.replace(/^row \d+: /, "") });
-      }
-      checkCovering(group.table, name, meta, geomBoxes, group.firstRow, rowFinding);
     }
-  }
   } finally {
     await validator.close();
   }
   if (rowFindings > maxRow) report({ rule: "summary", severity: "error", message: `${rowFindings - maxRow} more row findings not listed (${rowFindings} in all)` });
 
   for (const [name, meta] of columns) {
-    const { types, bbox } = seen.get(name) as { types: Set<string>; bbox: number[] };
+    const { types, bbox } = seen.get(name) as ColumnStats;
     const declared = new Set(meta.geometry_types ?? []);
     if (declared.size > 0) {
       const undeclared = [...types].filter((t) => !declared.has(t));
@@ -150,6 +134,30 @@ export async function validateGeoParquetFile(bytes: Uint8Array, file: string, op
     }
   }
   return done(footer.rows, primaryCrs);
+}
+
+interface ColumnStats {
+  types: Set<string>;
+  bbox: number[];
+}
+
+/** Adds a row group's geometry types and extent to `stats`; returns each row's bbox (NaN when empty or bad). */
+function summarise(vector: Vector, wkb: { data: Uint8Array; offsets: Int32Array }, firstRow: number, stats: ColumnStats): Float64Array {
+  const boxes = new Float64Array(4 * vector.length).fill(NaN);
+  for (let i = 0; i < vector.length; i++) {
+    if (!vector.isValid(i)) continue;
+    try {
+      const s = wkbSummary(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), firstRow + i);
+      stats.types.add(s.type);
+      if (!(s.bbox[0] <= s.bbox[2])) continue;
+      boxes.set(s.bbox, 4 * i);
+      const b = stats.bbox as [number, number, number, number];
+      stats.bbox = [Math.min(b[0], s.bbox[0]), Math.min(b[1], s.bbox[1]), Math.max(b[2], s.bbox[2]), Math.max(b[3], s.bbox[3])];
+    } catch (error) {
+      if (!(error instanceof WkbError)) throw error; // reported by the data rules
+    }
+  }
+  return boxes;
 }
 
 /** The covering column must exist as declared, and each row's box must contain its geometry's box. */

@@ -1,3 +1,4 @@
+import type { Geometry } from "../../src/geo/geometry.js";
 import type { Feature } from "../../src/geoparquet/features.js";
 
 /** Deterministic pseudo-random numbers (xorshift), so samples are equal in every process. */
@@ -20,10 +21,8 @@ export function sampleFeatures(n: number, seed = 1): Feature[] {
     const x = -124 + r() * 57;
     const y = 25 + r() * 24;
     const s = 0.01 + r() * 0.1;
-    const geometry =
-      id % 3 === 0
-        ? ({ type: "Point", coordinates: [x, y] } as const)
-        : ({ type: "Polygon", coordinates: [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]] } as const);
-    return { geometry: geometry as Feature["geometry"], properties: { id, name: `site ${id % 17}`, value: Math.round(r() * 1e6) / 100 } };
+    const geometry: Geometry =
+      id % 3 === 0 ? { type: "Point", coordinates: [x, y] } : { type: "Polygon", coordinates: [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]] };
+    return { geometry, properties: { id, name: `site ${id % 17}`, value: Math.round(r() * 1e6) / 100 } };
   });
 }

@@ -46,7 +46,7 @@ export async function openFixture(backend: Backend): Promise<StoreFixture> {
     return { store, url: dir, env: {}, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const s3 = inject("s3");
-  if (!s3) throw new Error("the S3 test server is not configured (see test/setup/s3-server.ts)");
+  if (!s3) throw new Error("the S3 test server is not configured (see test/setup/services.ts)");
   const prefix = `t/${randomUUID()}`;
   const store = new S3Store({
     bucket: s3.bucket,

@@ -33,6 +33,7 @@ function serverEnv(): Record<string, string> {
 
 export default async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  execFileSync("bash", ["scripts/test-deps.sh"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
   if (process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true") {
     console.warn("\n*** GEOREFRESH_SKIP_S3=1: the S3 (Ceph RGW) suites are NOT running. CI always runs them. ***\n");
     project.provide("s3", null);
