@@ -23,19 +23,22 @@ export interface WkbColumn {
   types: Set<string>;
 }
 
-function dims(g: Geometry): number {
-  const first = (c: unknown): number | undefined => {
-    if (!Array.isArray(c) || c.length === 0) return undefined;
-    return typeof c[0] === "number" ? c.length : first(c[0]);
-  };
-  if (g.type === "GeometryCollection") {
-    for (const child of g.geometries) {
-      const d = dims(child);
-      if (d) return d;
-    }
-    return 0;
+/** Coordinate count of the first position found in nested coordinate arrays (0 when empty). */
+function firstDims(c: unknown): number {
+  while (Array.isArray(c) && c.length > 0) {
+    if (typeof c[0] === "number") return c.length;
+    c = c[0];
   }
-  return first(g.coordinates) ?? 0;
+  return 0;
+}
+
+function dims(g: Geometry): number {
+  if (g.type !== "GeometryCollection") return firstDims(g.coordinates);
+  for (const child of g.geometries) {
+    const d = dims(child);
+    if (d) return d;
+  }
+  return 0;
 }
 
 function sizeOf(g: Geometry, d: number): number {
@@ -57,6 +60,123 @@ function sizeOf(g: Geometry, d: number): number {
   }
 }
 
+/** Writes WKB into a pre-sized buffer, tracking the bbox of what it wrote; fields, not closures, keep V8 fast. */
+class WkbWriter {
+  pos = 0;
+  d = 2;
+  xmin = Infinity;
+  ymin = Infinity;
+  xmax = -Infinity;
+  ymax = -Infinity;
+  private readonly view: DataView;
+  constructor(private readonly out: Uint8Array) {
+    this.view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  }
+
+  resetBox(): void {
+    this.xmin = this.ymin = Infinity;
+    this.xmax = this.ymax = -Infinity;
+  }
+
+  header(type: GeometryType): void {
+    this.view.setUint8(this.pos, 1);
+    this.view.setUint32(this.pos + 1, WKB_CODE[type] + (this.d === 3 ? 1000 : 0), true);
+    this.pos += 5;
+  }
+
+  count(k: number): void {
+    this.view.setUint32(this.pos, k, true);
+    this.pos += 4;
+  }
+
+  /** A counted run of points (a LineString body or a ring). */
+  points(ps: Position[]): void {
+    const view = this.view;
+    const z = this.d === 3;
+    let pos = this.pos;
+    let { xmin, ymin, xmax, ymax } = this;
+    view.setUint32(pos, ps.length, true);
+    pos += 4;
+    for (let k = 0; k < ps.length; k++) {
+      const p = ps[k] as Position;
+      const x = p[0] as number;
+      const y = p[1] as number;
+      view.setFloat64(pos, x, true);
+      view.setFloat64(pos + 8, y, true);
+      if (z) {
+        view.setFloat64(pos + 16, p[2] ?? NaN, true);
+        pos += 24;
+      } else pos += 16;
+      if (x < xmin) xmin = x;
+      if (x > xmax) xmax = x;
+      if (y < ymin) ymin = y;
+      if (y > ymax) ymax = y;
+    }
+    this.pos = pos;
+    this.xmin = xmin;
+    this.ymin = ymin;
+    this.xmax = xmax;
+    this.ymax = ymax;
+  }
+
+  point(p: Position): void {
+    const view = this.view;
+    // POINT EMPTY is NaN coordinates by convention (GEOS, PostGIS, GDAL).
+    const empty = p.length === 0;
+    const x = empty ? NaN : (p[0] as number);
+    const y = empty ? NaN : (p[1] as number);
+    view.setFloat64(this.pos, x, true);
+    view.setFloat64(this.pos + 8, y, true);
+    if (this.d === 3) view.setFloat64(this.pos + 16, empty ? NaN : (p[2] ?? NaN), true);
+    this.pos += 8 * this.d;
+    if (empty) return;
+    if (x < this.xmin) this.xmin = x;
+    if (x > this.xmax) this.xmax = x;
+    if (y < this.ymin) this.ymin = y;
+    if (y > this.ymax) this.ymax = y;
+  }
+
+  geometry(g: Geometry): void {
+    this.header(g.type);
+    switch (g.type) {
+      case "Point":
+        return this.point(g.coordinates);
+      case "LineString":
+        return this.points(g.coordinates);
+      case "Polygon":
+        this.count(g.coordinates.length);
+        for (const ring of g.coordinates) this.points(ring);
+        return;
+      case "MultiPoint":
+        this.count(g.coordinates.length);
+        for (const p of g.coordinates) {
+          this.header("Point");
+          this.point(p);
+        }
+        return;
+      case "MultiLineString":
+        this.count(g.coordinates.length);
+        for (const l of g.coordinates) {
+          this.header("LineString");
+          this.points(l);
+        }
+        return;
+      case "MultiPolygon":
+        this.count(g.coordinates.length);
+        for (const poly of g.coordinates) {
+          this.header("Polygon");
+          this.count(poly.length);
+          for (const ring of poly) this.points(ring);
+        }
+        return;
+      case "GeometryCollection":
+        this.count(g.geometries.length);
+        for (const c of g.geometries) this.geometry(c);
+        return;
+    }
+  }
+}
+
 /**
  * Encodes geometries as little-endian ISO WKB into one pre-sized buffer (two passes: sizes, then bytes), which
  * feeds an Arrow Binary column directly. Tracks each row's bbox and the set of types on the way.
@@ -75,81 +195,20 @@ export function encodeWkbColumn(geometries: readonly Geometry[]): WkbColumn {
     offsets[i + 1] = total;
   }
   const data = new Uint8Array(total);
-  const view = new DataView(data.buffer);
+  const writer = new WkbWriter(data);
   const bboxes = new Float64Array(4 * n);
   const types = new Set<string>();
-  let pos = 0;
-  let box: BBox = emptyBBox();
-  let d = 2;
-
-  const header = (type: GeometryType) => {
-    view.setUint8(pos, 1);
-    view.setUint32(pos + 1, WKB_CODE[type] + (d === 3 ? 1000 : 0), true);
-    pos += 5;
-  };
-  const count = (k: number) => {
-    view.setUint32(pos, k, true);
-    pos += 4;
-  };
-  const point = (p: Position) => {
-    const x = p[0] as number;
-    const y = p[1] as number;
-    view.setFloat64(pos, x, true);
-    view.setFloat64(pos + 8, y, true);
-    if (d === 3) view.setFloat64(pos + 16, p[2] ?? NaN, true);
-    pos += 8 * d;
-    if (x < box[0]) box[0] = x;
-    if (y < box[1]) box[1] = y;
-    if (x > box[2]) box[2] = x;
-    if (y > box[3]) box[3] = y;
-  };
-  const points = (ps: Position[]) => {
-    count(ps.length);
-    for (const p of ps) point(p);
-  };
-  const write = (g: Geometry): void => {
-    header(g.type);
-    switch (g.type) {
-      case "Point":
-        if (g.coordinates.length === 0) {
-          // POINT EMPTY is NaN coordinates by convention (GEOS, PostGIS, GDAL).
-          for (let k = 0; k < d; k++) view.setFloat64(pos + 8 * k, NaN, true);
-          pos += 8 * d;
-        } else point(g.coordinates);
-        return;
-      case "LineString":
-        return points(g.coordinates);
-      case "Polygon":
-        count(g.coordinates.length);
-        for (const ring of g.coordinates) points(ring);
-        return;
-      case "MultiPoint":
-        count(g.coordinates.length);
-        for (const p of g.coordinates) write({ type: "Point", coordinates: p });
-        return;
-      case "MultiLineString":
-        count(g.coordinates.length);
-        for (const l of g.coordinates) write({ type: "LineString", coordinates: l });
-        return;
-      case "MultiPolygon":
-        count(g.coordinates.length);
-        for (const p of g.coordinates) write({ type: "Polygon", coordinates: p });
-        return;
-      case "GeometryCollection":
-        count(g.geometries.length);
-        for (const c of g.geometries) write(c);
-        return;
-    }
-  };
-
   for (let i = 0; i < n; i++) {
     const g = geometries[i] as Geometry;
-    d = rowDims[i] as number;
-    box = emptyBBox();
-    write(g);
-    const empty = !(box[0] <= box[2]);
-    bboxes.set(empty ? [NaN, NaN, NaN, NaN] : box, 4 * i);
-    types.add(d === 3 ? `${g.type} Z` : g.type);
+    writer.d = rowDims[i] as number;
+    writer.resetBox();
+    writer.geometry(g);
+    const empty = !(writer.xmin <= writer.xmax);
+    bboxes[4 * i] = empty ? NaN : writer.xmin;
+    bboxes[4 * i + 1] = empty ? NaN : writer.ymin;
+    bboxes[4 * i + 2] = empty ? NaN : writer.xmax;
+    bboxes[4 * i + 3] = empty ? NaN : writer.ymax;
+    types.add(writer.d === 3 ? `${g.type} Z` : g.type);
   }
   return { data, offsets, bboxes, types };
 }
@@ -173,84 +232,117 @@ function readType(view: DataView, pos: number, le: boolean, row: number | undefi
   return { type: TYPE_OF_CODE[code] as GeometryType, z, srid };
 }
 
-/** Decodes one WKB value (either byte order; ISO or EWKB Z flags; EWKB SRID skipped). */
-export function decodeWkb(bytes: Uint8Array, row?: number): Geometry {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = 0;
-  const need = (k: number, what: string) => {
-    if (pos + k > bytes.byteLength) throw new WkbError(`truncated: ${what} needs ${k} bytes, ${bytes.byteLength - pos} left`, row, pos);
-  };
-  const read = (depth: number): Geometry => {
-    if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", row, pos);
-    need(5, "header");
-    const order = view.getUint8(pos);
-    if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, row, pos);
-    const le = order === 1;
-    const { type, z, srid } = readType(view, pos + 1, le, row);
-    pos += 5;
-    if (srid) {
-      need(4, "SRID");
-      pos += 4;
+/** Reads WKB values; methods instead of per-call closures keep decoding cheap on hot paths. */
+class WkbReader {
+  pos = 0;
+  private le = true;
+  private d = 2;
+  private readonly view: DataView;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly row: number | undefined,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  need(k: number, what: string): void {
+    if (this.pos + k > this.bytes.byteLength) {
+      throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.bytes.byteLength - this.pos} left`, this.row, this.pos);
     }
-    const d = z ? 3 : 2;
-    const u32 = (what: string) => {
-      need(4, what);
-      const v = view.getUint32(pos, le);
-      pos += 4;
-      return v;
-    };
-    const pt = (): Position => {
-      need(8 * d, "coordinate");
-      const p = [view.getFloat64(pos, le), view.getFloat64(pos + 8, le)];
-      if (d === 3) p.push(view.getFloat64(pos + 16, le));
-      pos += 8 * d;
-      return p;
-    };
-    const pts = (): Position[] => {
-      const k = u32("point count");
-      need(k * 8 * d, `${k} points`);
-      return Array.from({ length: k }, pt);
-    };
-    // Counts come from untrusted bytes: check they fit before allocating anything for them.
-    const counted = (what: string, minBytesEach: number) => {
-      const k = u32(what);
-      need(k * minBytesEach, `${k} × ${what.replace(" count", "")}`);
-      return k;
-    };
-    const children = <T>(expected: GeometryType, pick: (g: Geometry) => T): T[] => {
-      const k = counted("part count", 5);
-      return Array.from({ length: k }, () => {
-        const at = pos;
-        const child = read(depth + 1);
-        if (child.type !== expected) throw new WkbError(`${type} holds a ${child.type}, expected ${expected}`, row, at);
-        return pick(child);
-      });
-    };
+  }
+
+  u32(what: string): number {
+    this.need(4, what);
+    const v = this.view.getUint32(this.pos, this.le);
+    this.pos += 4;
+    return v;
+  }
+
+  /** A count from untrusted bytes, checked to fit before anything is allocated for it. */
+  counted(what: string, minBytesEach: number): number {
+    const k = this.u32(what);
+    this.need(k * minBytesEach, `${k} × ${what.replace(" count", "")}`);
+    return k;
+  }
+
+  position(): Position {
+    const { view, le } = this;
+    const p = [view.getFloat64(this.pos, le), view.getFloat64(this.pos + 8, le)];
+    if (this.d === 3) p.push(view.getFloat64(this.pos + 16, le));
+    this.pos += 8 * this.d;
+    return p;
+  }
+
+  positions(): Position[] {
+    const k = this.u32("point count");
+    this.need(k * 8 * this.d, `${k} points`);
+    const out: Position[] = new Array(k);
+    for (let i = 0; i < k; i++) out[i] = this.position();
+    return out;
+  }
+
+  parts(type: GeometryType, expected: GeometryType, depth: number): Geometry[] {
+    const k = this.counted("part count", 5);
+    const out: Geometry[] = new Array(k);
+    for (let i = 0; i < k; i++) {
+      const at = this.pos;
+      const child = this.geometry(depth + 1);
+      if (child.type !== expected) throw new WkbError(`${type} holds a ${child.type}, expected ${expected}`, this.row, at);
+      out[i] = child;
+    }
+    return out;
+  }
+
+  geometry(depth: number): Geometry {
+    if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", this.row, this.pos);
+    this.need(5, "header");
+    const order = this.view.getUint8(this.pos);
+    if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, this.row, this.pos);
+    // Each value carries its own byte order; children of a collection may differ from their parent.
+    this.le = order === 1;
+    const { type, z, srid } = readType(this.view, this.pos + 1, this.le, this.row);
+    this.pos += 5;
+    if (srid) {
+      this.need(4, "SRID");
+      this.pos += 4;
+    }
+    this.d = z ? 3 : 2;
     switch (type) {
       case "Point": {
-        const p = pt();
+        this.need(8 * this.d, "coordinate");
+        const p = this.position();
         return { type, coordinates: p.every(Number.isNaN) ? [] : p };
       }
       case "LineString":
-        return { type, coordinates: pts() };
+        return { type, coordinates: this.positions() };
       case "Polygon": {
-        const k = counted("ring count", 4);
-        return { type, coordinates: Array.from({ length: k }, pts) };
+        const k = this.counted("ring count", 4);
+        const rings: Position[][] = new Array(k);
+        for (let i = 0; i < k; i++) rings[i] = this.positions();
+        return { type, coordinates: rings };
       }
       case "MultiPoint":
-        return { type, coordinates: children("Point", (g) => (g as { coordinates: Position }).coordinates) };
+        return { type, coordinates: this.parts(type, "Point", depth).map((g) => (g as { coordinates: Position }).coordinates) };
       case "MultiLineString":
-        return { type, coordinates: children("LineString", (g) => (g as { coordinates: Position[] }).coordinates) };
+        return { type, coordinates: this.parts(type, "LineString", depth).map((g) => (g as { coordinates: Position[] }).coordinates) };
       case "MultiPolygon":
-        return { type, coordinates: children("Polygon", (g) => (g as { coordinates: Position[][] }).coordinates) };
+        return { type, coordinates: this.parts(type, "Polygon", depth).map((g) => (g as { coordinates: Position[][] }).coordinates) };
       case "GeometryCollection": {
-        const k = counted("geometry count", 5);
-        return { type, geometries: Array.from({ length: k }, () => read(depth + 1)) };
+        const k = this.counted("geometry count", 5);
+        const geometries: Geometry[] = new Array(k);
+        for (let i = 0; i < k; i++) geometries[i] = this.geometry(depth + 1);
+        return { type, geometries };
       }
     }
-  };
-  const g = read(0);
-  if (pos !== bytes.byteLength) throw new WkbError(`${bytes.byteLength - pos} bytes left over after the geometry`, row, pos);
+  }
+}
+
+/** Decodes one WKB value (either byte order; ISO or EWKB Z flags; EWKB SRID skipped). */
+export function decodeWkb(bytes: Uint8Array, row?: number): Geometry {
+  const reader = new WkbReader(bytes, row);
+  const g = reader.geometry(0);
+  if (reader.pos !== bytes.byteLength) throw new WkbError(`${bytes.byteLength - reader.pos} bytes left over after the geometry`, row, reader.pos);
   return g;
 }
 

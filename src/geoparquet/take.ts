@@ -35,7 +35,12 @@ export function take(vector: Vector, order: Uint32Array): Vector {
     const out = new Uint8Array(total);
     for (let i = 0; i < order.length; i++) {
       const j = (order[i] as number) + chunk.offset;
-      out.set(values.subarray(offs[j] as number, offs[j + 1] as number), offsets[i] as number);
+      const from = offs[j] as number;
+      const to = offs[j + 1] as number;
+      const at = offsets[i] as number;
+      // Short values (points are 21 bytes) copy faster byte by byte than through a subarray view.
+      if (to - from <= 64) for (let k = from; k < to; k++) out[at + k - from] = values[k] as number;
+      else out.set(values.subarray(from, to), at);
     }
     const t = DataType.isBinary(type) ? new Binary() : new Utf8();
     return makeVector(makeData({ type: t as never, length: order.length, valueOffsets: offsets, data: out, ...takeNulls(chunk, order) }));
@@ -53,10 +58,11 @@ export function take(vector: Vector, order: Uint32Array): Vector {
   const isFixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isDate(type) || DataType.isTimestamp(type) || DataType.isTime(type);
   if (chunk && isFixed && stride !== undefined && chunk.values) {
     const src = chunk.values as unknown as { subarray(a: number, b: number): ArrayLike<number>; constructor: new (n: number) => { set(a: ArrayLike<number>, o: number): void } };
-    const out = new src.constructor(order.length * stride);
+    const out = new src.constructor(order.length * stride) as unknown as { [i: number]: number; set(a: ArrayLike<number>, o: number): void };
+    const values = src as unknown as { [i: number]: number };
     for (let i = 0; i < order.length; i++) {
       const j = (order[i] as number) + chunk.offset;
-      out.set(src.subarray(j * stride, (j + 1) * stride), i * stride);
+      for (let k = 0; k < stride; k++) out[i * stride + k] = values[j * stride + k] as number;
     }
     return makeVector(makeData({ type: type as never, length: order.length, data: out as never, ...takeNulls(chunk, order) }));
   }
