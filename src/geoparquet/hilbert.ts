@@ -109,14 +109,16 @@ export function hilbertOrder(bboxes: Float64Array, tieBreak?: (a: number, b: num
   order.set(sorted);
   order.set(empty, sorted.length);
   if (tieBreak) {
-    // Re-sort each run of equal keys (and the run of empties) by the id, so input row order cannot matter.
-    const same = (a: number, b: number) => (a < sorted.length) === (b < sorted.length) && (b >= sorted.length || keys[order[a] as number] === keys[order[b] as number]);
-    for (let start = 0; start < n; ) {
+    // Re-sort each run of equal keys, and the run of empties, by the id, so input row order cannot matter.
+    const located = sorted.length;
+    for (let start = 0; start < located; ) {
+      const key = keys[order[start] as number];
       let end = start + 1;
-      while (end < n && same(start, end)) end++;
+      while (end < located && keys[order[end] as number] === key) end++;
       if (end - start > 1) order.subarray(start, end).sort((a, b) => tieBreak(a, b) || a - b);
       start = end;
     }
+    if (n - located > 1) order.subarray(located).sort((a, b) => tieBreak(a, b) || a - b);
   }
   return order;
 }

@@ -133,6 +133,8 @@ async function encodeParquet(table: Table, geo: string, rowGroupRows: number, ge
   for (const field of table.schema.fields) {
     if (field.typeId === 5 /* Utf8 */ && field.name !== geometryColumn) builder = builder.setColumnDictionaryEnabled(field.name, true);
   }
+  // Min/max of WKB bytes prunes nothing (the bbox covering columns carry the useful statistics); skip the work.
+  builder = builder.setColumnStatisticsEnabled(geometryColumn, parquet.EnabledStatistics.None);
   const props = builder.build();
   // One slice per row group; an empty table still writes one (empty) batch so its schema is recorded.
   const starts = table.numRows === 0 ? [0] : Array.from({ length: Math.ceil(table.numRows / rowGroupRows) }, (_, k) => k * rowGroupRows);
