@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerDoctor } from "./doctor.js";
+import { registerRun } from "./run.js";
 import { registerValidate } from "./validate.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -14,6 +15,7 @@ const program = new Command("georefresh")
   .exitOverride();
 
 registerDoctor(program);
+registerRun(program);
 registerValidate(program);
 
 try {

@@ -24,7 +24,7 @@ type Geos = Awaited<ReturnType<typeof initGeosJs>>;
 let geosReady: Promise<{ geos: Geos; lastError: { message: string } }> | undefined;
 
 /** geos-wasm wants its own error/notice handlers; GEOS reports parse failures (unclosed rings…) through them. */
-function loadGeos() {
+export function loadGeos() {
   geosReady ??= (async () => {
     const lastError = { message: "" };
     const geos = await initGeosJs({

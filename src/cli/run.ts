@@ -1,0 +1,109 @@
+import type { Command } from "commander";
+import { openStore } from "../store/open.js";
+import { backfill, BackfillError, parseShard } from "../pipeline/backfill.js";
+import { ConfigError } from "../pipeline/config.js";
+import { OUTCOME_EXIT } from "../pipeline/refresh.js";
+import type { Outcome } from "../pipeline/refresh.js";
+import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
+import type { CommonOptions } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+import { printJson, reportError } from "./output.js";
+import { progressReporter } from "./progress.js";
+
+interface BackfillCliOptions extends CommonOptions {
+  dataset: string;
+  from: string;
+  to: string;
+  regions?: string;
+  concurrency: string;
+  shard?: string;
+  threads?: string;
+  overridePlausibility?: boolean;
+}
+
+const OUTCOME_HELP = `
+Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
+nothing published) → 1; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
+usage error → 2. A backfill exits with the worst code of its partitions.`;
+
+/** Worst exit code wins: failed > superseded > invalid > ok. */
+function exitFor(counts: Record<Outcome, number>): number {
+  if (counts.failed) return OUTCOME_EXIT.failed;
+  if (counts.superseded) return OUTCOME_EXIT.superseded;
+  if (counts.invalid) return OUTCOME_EXIT.invalid;
+  return EXIT.ok;
+}
+
+async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<void> {
+  const json = Boolean(opts.json);
+  try {
+    const config = await openConfig(opts);
+    const { task, params } = datasetOf(config, opts.dataset);
+    const store = openStore(config.store);
+    const progress = progressReporter(json);
+    try {
+      const summary = await backfill({
+        store,
+        dataset: opts.dataset,
+        task,
+        versions: config.versions,
+        params,
+        from: opts.from,
+        to: opts.to,
+        regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean),
+        concurrency: Number(opts.concurrency),
+        shard: opts.shard ? parseShard(opts.shard) : undefined,
+        threads: opts.threads === undefined ? undefined : Number(opts.threads),
+        overridePlausibility: opts.overridePlausibility,
+        onResult: progress.onResult,
+      });
+      const code = exitFor(summary.counts);
+      if (json) printJson({ ok: code === EXIT.ok, ...summary });
+      else if (!single || code !== EXIT.ok) {
+        const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
+        process.stdout.write(`${opts.dataset}: ${summary.total} partitions: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}\n`);
+      }
+      process.exitCode = code;
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    const usage = error instanceof UsageError || error instanceof BackfillError || error instanceof ConfigError;
+    const code = reportError(error, json);
+    process.exitCode = usage ? EXIT.usage : code;
+  }
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command("backfill")
+    .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
+    .requiredOption("--dataset <name>", "dataset from the config")
+    .requiredOption("--from <date>", "first logical date, YYYY-MM-DD")
+    .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive)")
+    .option("--regions <list>", "only these regions, comma-separated (no tombstoning then)")
+    .option("--concurrency <n>", "partitions in flight", "4")
+    .option("--shard <i/n>", "take every n-th partition from the i-th: for array jobs without a coordinator")
+    .option("--threads <n>", "worker threads for geometry validation (default: one per core)")
+    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print one JSON summary")
+    .addHelpText("after", OUTCOME_HELP)
+    .action((opts: BackfillCliOptions) => runBackfill(opts, false));
+
+  program
+    .command("run")
+    .description("refresh one partition (dataset, region, logical date)")
+    .requiredOption("--dataset <name>", "dataset from the config")
+    .requiredOption("--region <region>", "region")
+    .requiredOption("--date <date>", "logical date, YYYY-MM-DD")
+    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print one JSON summary")
+    .addHelpText("after", OUTCOME_HELP)
+    .action((opts: CommonOptions & { dataset: string; region: string; date: string; overridePlausibility?: boolean }) =>
+      runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: "1" }, true),
+    );
+}

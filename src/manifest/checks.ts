@@ -1,0 +1,70 @@
+import type { ObjectStore } from "../store/types.js";
+import { readManifest } from "./codec.js";
+import type { ManifestEntry } from "./types.js";
+
+export interface PlausibilityInput {
+  rows: number;
+  areaM2: number;
+  /** Current entries of earlier versions of the same region, newest first. */
+  history: ManifestEntry[];
+  rules: { window: number; rowTolerance: number; areaTolerance: number; minRows: number };
+  override: boolean;
+  /** Pins and code version of the new result: area is only compared with a version made the same way. */
+  pins: Record<string, string>;
+  codeVersion: string;
+}
+
+export interface PlausibilityVerdict {
+  ok: boolean;
+  status: "passed" | "first-version" | "overridden";
+  notes: string[];
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/**
+ * Plausibility before promote: a truncated input or a broken join yields a valid file with the wrong number of
+ * rows or the wrong total area. Rows are compared with the median of the last N versions of the region, area
+ * with the previous version; the first version passes with a note; an override is recorded, never silent.
+ */
+export function checkPlausibility(input: PlausibilityInput): PlausibilityVerdict {
+  const { rows, areaM2, history, rules } = input;
+  const problems: string[] = [];
+  const notes: string[] = [];
+  if (rows < rules.minRows) problems.push(`${rows} rows, fewer than the minimum ${rules.minRows}`);
+  const window = history.slice(0, rules.window);
+  if (window.length > 0) {
+    const m = median(window.map((e) => e.rows));
+    if (m > 0 && Math.abs(rows - m) / m > rules.rowTolerance) {
+      problems.push(`${rows} rows vs a median of ${m} over the last ${window.length} versions (more than ±${rules.rowTolerance * 100}%)`);
+    }
+    // A new model or vintage is meant to change the geometry: compare area only with a like-for-like version.
+    const same = (e: ManifestEntry) => e.code_version === input.codeVersion && JSON.stringify(e.pins) === JSON.stringify(input.pins);
+    const prev = window.find(same);
+    if (!prev) notes.push(`pins or code changed since the previous version (${JSON.stringify(window[0]?.pins)} → ${JSON.stringify(input.pins)}): area not compared`);
+    else if (prev.area_m2 > 0 && Math.abs(areaM2 - prev.area_m2) / prev.area_m2 > rules.areaTolerance) {
+      problems.push(`total area ${(areaM2 / 1e6).toFixed(1)} km² vs ${(prev.area_m2 / 1e6).toFixed(1)} km² in the previous like-for-like version (more than ±${rules.areaTolerance * 100}%)`);
+    }
+  }
+  if (problems.length === 0) {
+    return window.length === 0 ? { ok: true, status: "first-version", notes: ["first version of this region: nothing to compare with"] } : { ok: true, status: "passed", notes };
+  }
+  if (input.override) return { ok: true, status: "overridden", notes: [...problems, ...notes] };
+  return { ok: false, status: "passed", notes: problems };
+}
+
+/** Current entries of the region's manifests for dates before `date`, newest first, at most `limit`. */
+export async function regionHistory(store: ObjectStore, prefix: string, date: string, limit: number): Promise<ManifestEntry[]> {
+  const keys: string[] = [];
+  for await (const e of store.list(prefix)) {
+    const m = /date=(\d{4}-\d{2}-\d{2})\.json$/.exec(e.key);
+    if (m && (m[1] as string) < date) keys.push(e.key);
+  }
+  const recent = keys.sort().reverse().slice(0, limit);
+  const entries = await Promise.all(recent.map(async (k) => (await readManifest(store, k))?.manifest.current ?? null));
+  return entries.filter((e): e is ManifestEntry => e !== null);
+}

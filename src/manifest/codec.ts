@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { NotFoundError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+import type { Manifest } from "./types.js";
+
+export class ManifestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ManifestError";
+  }
+}
+
+// Read at run time from the package root (src/ and dist/ sit at the same depth), where the contract lives.
+const schema = JSON.parse(readFileSync(new URL("../../manifest.schema.json", import.meta.url), "utf8")) as object;
+const validate = new Ajv2020({ strict: true, allErrors: true }).compile<Manifest>(schema);
+
+function check(doc: unknown, where: string): Manifest {
+  if (!validate(doc)) {
+    const why = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
+    throw new ManifestError(`${where} is not a valid manifest (manifest.schema.json): ${why}. It was left untouched; fix or remove it by hand`);
+  }
+  return doc;
+}
+
+/** The manifest and the version it was read at (for If-Match), or undefined when there is none. */
+export async function readManifest(store: ObjectStore, key: string): Promise<{ manifest: Manifest; version: string } | undefined> {
+  let got;
+  try {
+    got = await store.get(key);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(got.body));
+  } catch (error) {
+    throw new ManifestError(`${store.locate(key)} is not JSON (${(error as Error).message}). It was left untouched; fix or remove it by hand`);
+  }
+  return { manifest: check(doc, store.locate(key)), version: got.meta.version };
+}
+
+/** Serialises a manifest after checking it against the schema: an invalid manifest is never written. */
+export function encodeManifest(manifest: Manifest, where: string): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(check(manifest, where), null, 2)}\n`);
+}

@@ -1,0 +1,46 @@
+import { AlreadyExistsError, PreconditionFailedError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+import { encodeManifest, readManifest } from "./codec.js";
+import { HISTORY_LIMIT } from "./types.js";
+import type { Manifest, ManifestEntry } from "./types.js";
+
+export type PromoteOutcome = { outcome: "promoted" } | { outcome: "unchanged"; current: ManifestEntry } | { outcome: "superseded"; current: ManifestEntry | null };
+
+/**
+ * Points the partition's manifest at `entry` with one conditional write: If-None-Match when there was no
+ * manifest at run start, If-Match on the version read then otherwise. So a stale run can never overwrite a newer
+ * promotion, and of two concurrent runs exactly one wins; the loser writes nothing. When the manifest already
+ * points at the same bytes, nothing is written and provenance keeps naming the run that produced them.
+ */
+export async function promote(
+  store: ObjectStore,
+  key: string,
+  start: { manifest: Manifest; version: string } | undefined,
+  fresh: { dataset: string; region: string; date: string },
+  entry: ManifestEntry,
+): Promise<PromoteOutcome> {
+  const current = start?.manifest.current ?? null;
+  if (current?.sha256 === entry.sha256) return { outcome: "unchanged", current };
+  const base: Manifest = start?.manifest ?? {
+    format: "georefresh.manifest/1",
+    dataset: fresh.dataset,
+    partition: { region: fresh.region, logical_date: fresh.date },
+    current: null,
+    history: [],
+    retired: null,
+  };
+  const next: Manifest = {
+    ...base,
+    current: entry,
+    history: current ? [current, ...base.history].slice(0, HISTORY_LIMIT) : base.history,
+    retired: null,
+  };
+  try {
+    await store.put(key, encodeManifest(next, store.locate(key)), { mode: start ? { update: start.version } : "create", contentType: "application/json" });
+    return { outcome: "promoted" };
+  } catch (error) {
+    if (!(error instanceof AlreadyExistsError || error instanceof PreconditionFailedError)) throw error;
+    const now = await readManifest(store, key);
+    return { outcome: "superseded", current: now?.manifest.current ?? null };
+  }
+}

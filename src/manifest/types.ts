@@ -1,0 +1,32 @@
+/** A manifest: the one pointer readers follow for a partition. manifest.schema.json is the contract. */
+export interface ManifestEntry {
+  key: string;
+  artifact: string;
+  sha256: string;
+  bytes: number;
+  rows: number;
+  bbox: [number, number, number, number] | null;
+  crs: string;
+  geometry_types: string[];
+  columns: { name: string; type: string }[];
+  area_m2: number;
+  pins: Record<string, string>;
+  inputs: Record<string, { uri: string; identity: string }>;
+  code_version: string;
+  run_id: string;
+  logical_date: string;
+  promoted_at: string;
+  plausibility: { status: "passed" | "first-version" | "overridden"; notes?: string[] };
+}
+
+export interface Manifest {
+  format: "georefresh.manifest/1";
+  dataset: string;
+  partition: { region: string; logical_date: string };
+  current: ManifestEntry | null;
+  history: ManifestEntry[];
+  retired: { run_id: string; reason: string; logical_date: string } | null;
+}
+
+/** How many earlier entries a manifest keeps, newest first. */
+export const HISTORY_LIMIT = 50;

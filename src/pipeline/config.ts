@@ -1,0 +1,64 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { checkVersionsFile } from "./pins.js";
+import type { VersionsFile } from "./pins.js";
+import type { TaskDefinition } from "./task.js";
+
+/**
+ * georefresh.config.json:
+ * { "store": "./data", "versions": "./versions.json",
+ *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…} } }
+ */
+export interface Config {
+  path: string;
+  store: string;
+  versions: VersionsFile;
+  datasets: Record<string, { task: TaskDefinition; params: Record<string, unknown> }>;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+async function readJson(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code}); pass --config or create it`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${what} ${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+export async function loadConfig(path: string, builtins: Record<string, TaskDefinition>, storeOverride?: string): Promise<Config> {
+  const full = resolve(path);
+  const base = dirname(full);
+  const doc = (await readJson(full, "config")) as { store?: unknown; versions?: unknown; datasets?: unknown };
+  if (typeof doc.datasets !== "object" || doc.datasets === null) throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
+  const store = storeOverride ?? (typeof doc.store === "string" ? doc.store : undefined);
+  if (!store) throw new ConfigError(`${full}: "store" is missing (a directory, file://, memory:// or s3:// URL)`);
+  const versions = doc.versions === undefined ? {} : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
+  const datasets: Config["datasets"] = {};
+  for (const [name, raw] of Object.entries(doc.datasets as Record<string, { task?: string; module?: string; export?: string; params?: Record<string, unknown> }>)) {
+    let task: TaskDefinition | undefined;
+    if (raw.task) {
+      task = builtins[raw.task];
+      if (!task) throw new ConfigError(`${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins).join(", ")}); use "module" for your own`);
+    } else if (raw.module) {
+      const mod = (await import(pathToFileURL(resolve(base, raw.module)).href)) as Record<string, TaskDefinition>;
+      task = mod[raw.export ?? "default"];
+      if (!task) throw new ConfigError(`${full}: module ${raw.module} has no export '${raw.export ?? "default"}'`);
+    } else throw new ConfigError(`${full}: dataset '${name}' needs "task" (built in) or "module" (your own)`);
+    datasets[name] = { task, params: raw.params ?? {} };
+  }
+  const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
+  return { path: full, store: storeUrl, versions, datasets };
+}

@@ -1,0 +1,41 @@
+import type { Partition } from "./task.js";
+
+/**
+ * Where everything lives in the store. Partitions are Hive-style (region=…/date=…) so DuckDB and friends can
+ * read a dataset's artifacts with partition columns; one manifest per partition keeps a 1,000-partition
+ * backfill free of cross-partition contention.
+ */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export class PartitionNameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PartitionNameError";
+  }
+}
+
+/** Dataset and region names become key segments: checked here, before any key is built from them. */
+export function checkPartition(p: Partition): Partition {
+  for (const [what, value] of [["dataset", p.dataset], ["region", p.region]] as const) {
+    if (!NAME.test(value)) {
+      throw new PartitionNameError(`${what} name ${JSON.stringify(value)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (starting with a letter or digit); no '/', '..' or control characters`);
+    }
+  }
+  if (!DATE.test(p.date) || Number.isNaN(Date.parse(`${p.date}T00:00:00Z`)) || new Date(`${p.date}T00:00:00Z`).toISOString().slice(0, 10) !== p.date) {
+    throw new PartitionNameError(`logical date ${JSON.stringify(p.date)} is not a calendar date YYYY-MM-DD`);
+  }
+  return p;
+}
+
+export const partitionPath = (p: Partition) => `region=${p.region}/date=${p.date}`;
+export const artifactKey = (p: Partition, key: string) => `artifacts/${p.dataset}/${partitionPath(p)}/${key}.parquet`;
+export const tempKey = (p: Partition, runId: string, key: string) => `_tmp/${p.dataset}/${runId}/${key}.parquet`;
+export const manifestKey = (p: Partition) => `manifests/${p.dataset}/${partitionPath(p)}.json`;
+export const manifestPrefix = (dataset: string, region?: string) => `manifests/${dataset}/${region ? `region=${region}/` : ""}`;
+
+/** Parses a manifest key back into its partition. */
+export function partitionOfManifestKey(key: string): Partition | undefined {
+  const m = /^manifests\/([^/]+)\/region=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\.json$/.exec(key);
+  return m ? { dataset: m[1] as string, region: m[2] as string, date: m[3] as string } : undefined;
+}

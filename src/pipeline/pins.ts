@@ -1,0 +1,41 @@
+/**
+ * Pinned versions (graph_version, vintage, …) by logical date. The versions file maps each pin to a list of
+ * { from: date, value }: a date resolves to the entry with the latest `from` on or before it, so a backfill of
+ * an old date uses the versions that were current then, never today's.
+ */
+export type VersionsFile = Record<string, { from: string; value: string }[]>;
+
+export class PinError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PinError";
+  }
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function checkVersionsFile(doc: unknown, where: string): VersionsFile {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new PinError(`${where}: expected an object of pin name → [{ from, value }]`);
+  for (const [pin, entries] of Object.entries(doc)) {
+    if (!Array.isArray(entries) || entries.length === 0) throw new PinError(`${where}: pin '${pin}' needs a non-empty list of { from, value }`);
+    for (const e of entries as unknown[]) {
+      const entry = e as { from?: unknown; value?: unknown };
+      if (typeof entry.from !== "string" || !DATE.test(entry.from) || typeof entry.value !== "string" || entry.value === "") {
+        throw new PinError(`${where}: pin '${pin}' has an entry ${JSON.stringify(e)}; each needs from: "YYYY-MM-DD" and a non-empty string value`);
+      }
+    }
+  }
+  return doc as VersionsFile;
+}
+
+export function resolvePins(versions: VersionsFile, names: readonly string[], date: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...names].sort()) {
+    const entries = versions[name];
+    if (!entries) throw new PinError(`pin '${name}' is not in the versions file; add it with its { from, value } history`);
+    const current = entries.filter((e) => e.from <= date).sort((a, b) => (a.from < b.from ? 1 : -1))[0];
+    if (!current) throw new PinError(`pin '${name}' has no value on ${date} (its first entry is from ${[...entries].sort((a, b) => (a.from < b.from ? -1 : 1))[0]?.from})`);
+    out[name] = current.value;
+  }
+  return out;
+}

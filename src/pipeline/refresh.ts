@@ -1,0 +1,221 @@
+import { randomUUID } from "node:crypto";
+import { crsFromCode, reproject } from "../geo/crs.js";
+import { GeometryValidator } from "../geo/validity.js";
+import { featuresToTable } from "../geoparquet/features.js";
+import type { Feature } from "../geoparquet/features.js";
+import { GEOPARQUET_VERSION } from "../geoparquet/metadata.js";
+import { writeGeoParquet, WRITER_ID } from "../geoparquet/write.js";
+import { checkPlausibility, regionHistory } from "../manifest/checks.js";
+import { readManifest } from "../manifest/codec.js";
+import { promote } from "../manifest/promote.js";
+import type { ManifestEntry } from "../manifest/types.js";
+import { AlreadyExistsError, NotFoundError } from "../store/errors.js";
+import { probeStore } from "../store/probe.js";
+import type { ObjectStore } from "../store/types.js";
+import { inspectArtifact } from "./artifact.js";
+import type { ArtifactFacts } from "./artifact.js";
+import { fingerprint } from "./fingerprint.js";
+import { resolveInput } from "./identity.js";
+import type { ResolvedInput } from "./identity.js";
+import { artifactKey, checkPartition, manifestKey, manifestPrefix, tempKey } from "./layout.js";
+import { resolvePins } from "./pins.js";
+import type { VersionsFile } from "./pins.js";
+import type { Partition, TaskDefinition } from "./task.js";
+
+/**
+ * - promoted: computed, validated, published, and the manifest now points at it
+ * - reconciled: the artifact already existed (work skipped); the manifest was pointed at it
+ * - unchanged: the manifest already pointed at these exact bytes; nothing was written
+ * - superseded: another run promoted first; this run changed nothing
+ * - invalid: validation or plausibility refused the result; nothing was published
+ * - failed: anything else went wrong; nothing half-done is visible
+ */
+export type Outcome = "promoted" | "reconciled" | "unchanged" | "superseded" | "invalid" | "failed";
+
+/** Exit code per outcome (README "Exit codes"). */
+export const OUTCOME_EXIT: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 4, invalid: 1, failed: 5 };
+
+export interface RefreshResult {
+  partition: Partition;
+  outcome: Outcome;
+  runId: string;
+  key?: string;
+  sha256?: string;
+  rows?: number;
+  message: string;
+  /** Store requests this refresh made, by kind (for the no-op re-run budget). */
+  requests?: number;
+}
+
+export interface RefreshOptions {
+  store: ObjectStore;
+  task: TaskDefinition;
+  partition: Partition;
+  versions: VersionsFile;
+  params?: Record<string, unknown>;
+  validator?: GeometryValidator;
+  /** Promote even when plausibility objects; recorded in the manifest entry. */
+  overridePlausibility?: boolean;
+  runId?: string;
+}
+
+export class RefreshError extends Error {
+  constructor(
+    message: string,
+    readonly outcome: "invalid" | "failed",
+  ) {
+    super(message);
+    this.name = "RefreshError";
+  }
+}
+
+/** Stores that passed the capability probe in this process. */
+const probed = new Map<string, Promise<void>>();
+
+async function ensureProbed(store: ObjectStore): Promise<void> {
+  let p = probed.get(store.url);
+  if (!p) {
+    p = probeStore(store).then((report) => {
+      if (!report.ok) {
+        const failed = report.checks.find((c) => !c.ok);
+        throw new RefreshError(`refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`, "failed");
+      }
+    });
+    probed.set(store.url, p);
+    p.catch(() => probed.delete(store.url));
+  }
+  return p;
+}
+
+async function collect(out: Promise<Feature[]> | AsyncIterable<Feature[]>): Promise<Feature[]> {
+  if (Symbol.asyncIterator in (out as object)) {
+    const all: Feature[] = [];
+    for await (const batch of out as AsyncIterable<Feature[]>) all.push(...batch);
+    return all;
+  }
+  return out as Promise<Feature[]>;
+}
+
+/** The protocol (DESIGN.md "The one protocol", steps 1–8) for one partition. Never throws for task problems. */
+export async function refreshPartition(opts: RefreshOptions): Promise<RefreshResult> {
+  const runId = opts.runId ?? randomUUID();
+  const partition = opts.partition;
+  const result = (outcome: Outcome, message: string, extra: Partial<RefreshResult> = {}): RefreshResult => ({ partition, outcome, runId, message, ...extra });
+  const ownValidator = opts.validator === undefined;
+  const validator = opts.validator ?? new GeometryValidator({ threads: 0 });
+  let temp: string | undefined;
+  try {
+    checkPartition(partition);
+    const { store, task } = opts;
+    const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
+    const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
+
+    // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
+    const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
+    const declared = task.inputs(partition);
+    const inputs: Record<string, ResolvedInput> = Object.fromEntries(
+      await Promise.all(Object.entries(declared).map(async ([name, uri]) => [name, await resolveInput(uri)] as const)),
+    );
+    // 2. Fingerprint.
+    const key = fingerprint({
+      task: { name: task.name, version: task.version },
+      partition,
+      params,
+      inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, i.identity])),
+      pins,
+      writer: { id: WRITER_ID, format: `geoparquet-${GEOPARQUET_VERSION}`, storageCrs: storage.id },
+    });
+    const mKey = manifestKey(partition);
+    const aKey = artifactKey(partition, key);
+    // The manifest version captured here is the only one this run may replace.
+    const start = await readManifest(store, mKey);
+    if (start?.manifest.current?.key === key) {
+      return result("unchanged", `already current: ${aKey}`, { key, sha256: start.manifest.current.sha256, rows: start.manifest.current.rows });
+    }
+
+    // 3. Skip the work when the artifact exists; its bytes are still checked before the manifest points at it.
+    let facts: ArtifactFacts;
+    let reconciled = false;
+    let plausibility: ManifestEntry["plausibility"];
+    const existing = await store.get(aKey).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+    if (existing) {
+      reconciled = true;
+      facts = await inspectArtifact(existing.body, store.locate(aKey), storage, validator);
+      if (facts.problems.length) throw new RefreshError(`existing artifact ${store.locate(aKey)} fails validation: ${facts.problems.join("; ")}`, "invalid");
+      plausibility = { status: "passed", notes: ["artifact already existed; plausibility was checked when it was first published"] };
+    } else {
+      // Compute, reproject to the storage CRS, write.
+      const ctx = { partition, pins, params, input: async (name: string) => {
+        const input = inputs[name];
+        if (!input) throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
+        return input.read();
+      } };
+      let features = await collect(task.compute(ctx));
+      const from = crsFromCode(task.crs);
+      if (from.id !== storage.id) features = features.map((f) => ({ ...f, geometry: reproject(f.geometry, from, storage) }));
+      const { table, stats } = featuresToTable(features, task.columns);
+      features = [];
+      const written = await writeGeoParquet(table, { crs: storage, idColumn: task.idColumn, stats });
+      // 4. Write aside.
+      temp = tempKey(partition, runId, key);
+      await store.put(temp, written.bytes, { mode: "create" });
+      // 5. Validate what was written, as read back from the store.
+      const readBack = (await store.get(temp)).body;
+      facts = await inspectArtifact(readBack, store.locate(temp), storage, validator);
+      if (facts.problems.length) throw new RefreshError(`validation failed for ${partition.dataset} ${partition.region} ${partition.date}: ${facts.problems.join("; ")}`, "invalid");
+      const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
+      const history = [...(start?.manifest.current ? [start.manifest.current] : []), ...(await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, rules.window))];
+      const verdict = checkPlausibility({ rows: facts.rows, areaM2: facts.areaM2, history, rules, override: Boolean(opts.overridePlausibility), pins, codeVersion: `${task.name}@${task.version}` });
+      if (!verdict.ok) {
+        throw new RefreshError(`implausible result for ${partition.dataset} ${partition.region} ${partition.date}: ${verdict.notes.join("; ")}; nothing was published (rerun with --override-plausibility to accept it)`, "invalid");
+      }
+      plausibility = { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) };
+      if (start?.manifest.current?.sha256 !== facts.sha256) {
+        // 6a. Publish write-once. A concurrent run of the same key must have written the same bytes.
+        try {
+          await store.put(aKey, readBack, { mode: "create" });
+        } catch (error) {
+          if (!(error instanceof AlreadyExistsError)) throw error;
+          const theirs = await store.get(aKey);
+          const same = theirs.body.byteLength === readBack.byteLength && Buffer.from(theirs.body).equals(Buffer.from(readBack));
+          if (!same) throw new RefreshError(`${store.locate(aKey)} already holds different bytes for the same key: the task's output is not deterministic`, "failed");
+        }
+      }
+    }
+
+    // 6b. Promote with a conditional write of the manifest.
+    await ensureProbed(store);
+    const entry: ManifestEntry = {
+      key,
+      artifact: aKey,
+      sha256: facts.sha256,
+      bytes: facts.bytes,
+      rows: facts.rows,
+      bbox: facts.bbox,
+      crs: facts.crs,
+      geometry_types: facts.geometryTypes,
+      columns: facts.columns,
+      area_m2: facts.areaM2,
+      pins,
+      inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, { uri: i.uri, identity: i.identity }])),
+      code_version: `${task.name}@${task.version}`,
+      run_id: runId,
+      logical_date: partition.date,
+      promoted_at: new Date().toISOString(),
+      plausibility,
+    };
+    const promoted = await promote(store, mKey, start, partition, entry);
+    const extra = { key, sha256: facts.sha256, rows: facts.rows };
+    if (promoted.outcome === "unchanged") return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, extra);
+    if (promoted.outcome === "superseded") return result("superseded", `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`, extra);
+    return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, extra);
+  } catch (error) {
+    if (error instanceof RefreshError) return result(error.outcome, error.message);
+    // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
+    return result("failed", error instanceof Error ? error.message : String(error));
+  } finally {
+    // 8. Clean up the temp key (gc removes any a crash left behind).
+    if (temp) await opts.store.delete(temp).catch(() => undefined);
+    if (ownValidator) await validator.close();
+  }
+}

@@ -1,0 +1,66 @@
+import type { ColumnSpec, Feature } from "../geoparquet/features.js";
+
+/** One unit of work: a region of a dataset on a logical date. */
+export interface Partition {
+  dataset: string;
+  region: string;
+  /** The logical date, YYYY-MM-DD (for monthly cadence, the first of the month). Never the wall clock. */
+  date: string;
+}
+
+export interface TaskContext {
+  partition: Partition;
+  /** Pin values in force on the partition's logical date. */
+  pins: Record<string, string>;
+  params: Record<string, unknown>;
+  /** The bytes of a declared input, as identified at run start. */
+  input(name: string): Promise<Uint8Array>;
+}
+
+export interface TaskDefinition {
+  name: string;
+  /** Code version: bump it whenever compute's output could change; it is part of every key. */
+  version: string;
+  cadence: "daily" | "monthly";
+  /** Every region this task produces. With regionsComplete, a region missing here is retired. */
+  regions: string[] | (() => Promise<string[]> | string[]);
+  regionsComplete?: boolean;
+  /** Store URLs (s3://…, file://…) or local paths, by name; identified by ETag or sha256 at run start. */
+  inputs(partition: Partition): Record<string, string>;
+  params?: Record<string, unknown>;
+  /** Names of the pins (from the versions file) this task depends on. */
+  pins?: string[];
+  /** CRS the features come out of compute in, e.g. "OGC:CRS84" or "EPSG:5070". */
+  crs: string;
+  /** CRS the artifacts are stored in; default OGC:CRS84. */
+  storageCrs?: string;
+  /** Property columns with their types; inferred from the data when absent. */
+  columns?: ColumnSpec[];
+  /** Column that breaks ties in the spatial order (makes output independent of compute's row order). */
+  idColumn?: string;
+  plausibility?: PlausibilityRules;
+  compute(ctx: TaskContext): Promise<Feature[]> | AsyncIterable<Feature[]>;
+}
+
+export interface PlausibilityRules {
+  /** How many earlier versions of the region the row-count median looks at. Default 7. */
+  window?: number;
+  /** Largest accepted relative change of rows vs that median. Default 0.5 (±50%). */
+  rowTolerance?: number;
+  /** Largest accepted relative change of total equal-area area vs the previous version. Default 0.2. */
+  areaTolerance?: number;
+  /** A partition must have at least this many rows. Default 1. */
+  minRows?: number;
+}
+
+/** Declares a task; checks the parts that would otherwise fail late, in the middle of a backfill. */
+export function defineTask(task: TaskDefinition): TaskDefinition {
+  const problems: string[] = [];
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(task.name)) problems.push(`name ${JSON.stringify(task.name)} must be letters, digits, '_', '.', '-'`);
+  if (!task.version) problems.push("version is required (it is part of every artifact key)");
+  if (task.cadence !== "daily" && task.cadence !== "monthly") problems.push(`cadence must be "daily" or "monthly"`);
+  if (typeof task.compute !== "function") problems.push("compute must be a function");
+  if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
+  if (problems.length) throw new Error(`task ${task.name}: ${problems.join("; ")}`);
+  return task;
+}

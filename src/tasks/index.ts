@@ -1,0 +1,9 @@
+import type { TaskDefinition } from "../pipeline/task.js";
+import { cityCatchments } from "./city-catchments.js";
+import { usCounties } from "./us-counties.js";
+
+/** Built-in tasks, by the name a config's dataset entry gives as "task". */
+export const BUILTIN_TASKS: Record<string, TaskDefinition> = {
+  [usCounties.name]: usCounties,
+  [cityCatchments.name]: cityCatchments,
+};
