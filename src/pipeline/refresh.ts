@@ -130,6 +130,11 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     // The manifest version captured here is the only one this run may replace.
     const start = await readManifest(store, mKey);
     if (start?.manifest.current?.key === key) {
+      // The no-op path: one GET (manifest) and one HEAD (artifact) per partition.
+      const present = await store.head(aKey).then(() => true, (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)));
+      if (!present) {
+        throw new RefreshError(`${store.locate(mKey)} points at ${store.locate(aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
+      }
       return result("unchanged", `already current: ${aKey}`, { key, sha256: start.manifest.current.sha256, rows: start.manifest.current.rows });
     }
 

