@@ -1,1 +1,14 @@
 export * from "./store/index.js";
+export { defineTask } from "./pipeline/task.js";
+export type { Partition, TaskContext, TaskDefinition, PlausibilityRules } from "./pipeline/task.js";
+export { refreshPartition, OUTCOME_EXIT } from "./pipeline/refresh.js";
+export type { Outcome, RefreshResult, RefreshOptions } from "./pipeline/refresh.js";
+export { backfill } from "./pipeline/backfill.js";
+export { openDataset, Dataset } from "./pipeline/reader.js";
+export { fingerprint, canonicalJson } from "./pipeline/fingerprint.js";
+export { writeGeoParquet } from "./geoparquet/write.js";
+export { readGeoParquet } from "./geoparquet/read.js";
+export { validateGeoParquetFile } from "./geoparquet/validate.js";
+export { featuresToTable } from "./geoparquet/features.js";
+export type { Feature } from "./geoparquet/features.js";
+export { crsFromCode } from "./geo/crs.js";

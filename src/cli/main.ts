@@ -1,12 +1,20 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { registerAnalyst } from "./analyst.js";
 import { registerDoctor } from "./doctor.js";
 import { registerRun } from "./run.js";
 import { registerValidate } from "./validate.js";
+import { registerVerify } from "./verify.js";
 import { EXIT } from "./exit-codes.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+// `georefresh urls … | head` closes the pipe early: that is not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
 
 const program = new Command("georefresh")
   .description("Refresh partitioned GeoParquet datasets in object storage so that every task is safe to run again.")
@@ -16,7 +24,9 @@ const program = new Command("georefresh")
 
 registerDoctor(program);
 registerRun(program);
+registerAnalyst(program);
 registerValidate(program);
+registerVerify(program);
 
 try {
   await program.parseAsync(process.argv);
