@@ -34,7 +34,7 @@ const manifest: Manifest = {
   format: "georefresh.manifest/1",
   dataset: "us-counties",
   partition: { region: "CA", logical_date: "2026-03-01" },
-  current: entry as Manifest["current"],
+  current: entry as unknown as Manifest["current"],
   history: [],
   retired: null,
 };

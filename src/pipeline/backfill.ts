@@ -5,6 +5,7 @@ import type { ObjectStore } from "../store/types.js";
 import { logicalDates } from "./calendar.js";
 import { manifestPrefix, partitionOfManifestKey } from "./layout.js";
 import type { VersionsFile } from "./pins.js";
+import type { ResolvedInput } from "./identity.js";
 import { refreshPartition } from "./refresh.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
@@ -78,13 +79,14 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   const results: RefreshResult[] = new Array(partitions.length);
   const validator = new GeometryValidator({ threads: opts.threads });
   const runId = randomUUID();
+  const inputCache = new Map<string, Promise<ResolvedInput>>();
   let next = 0;
   let done = 0;
   try {
     const lane = async () => {
       while (next < partitions.length) {
         const i = next++;
-        const r = await refreshPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility });
+        const r = await refreshPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache });
         results[i] = r;
         counts[r.outcome]++;
         opts.onResult?.(r, ++done, partitions.length);

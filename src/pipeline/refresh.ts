@@ -57,6 +57,8 @@ export interface RefreshOptions {
   /** Promote even when plausibility objects; recorded in the manifest entry. */
   overridePlausibility?: boolean;
   runId?: string;
+  /** Input identities shared by the partitions of one run, so each input is identified once, at run start. */
+  inputCache?: Map<string, Promise<ResolvedInput>>;
 }
 
 export class RefreshError extends Error {
@@ -114,7 +116,16 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
     const declared = task.inputs(partition);
     const inputs: Record<string, ResolvedInput> = Object.fromEntries(
-      await Promise.all(Object.entries(declared).map(async ([name, uri]) => [name, await resolveInput(uri)] as const)),
+      await Promise.all(
+        Object.entries(declared).map(async ([name, uri]) => {
+          let resolved = opts.inputCache?.get(uri);
+          if (!resolved) {
+            resolved = resolveInput(uri);
+            opts.inputCache?.set(uri, resolved);
+          }
+          return [name, await resolved] as const;
+        }),
+      ),
     );
     // 2. Fingerprint.
     const key = fingerprint({
