@@ -2,7 +2,7 @@
  * The refresh protocol end to end on a real store (the suite runs it on fs and on RGW): re-runs change nothing,
  * changed inputs make new versions, old dates use their own pins, races have one winner, bad results never show.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,8 +141,4 @@ export function describeRefresh(backend: Backend): void {
       }
     });
   });
-}
-
-export function writeText(path: string, text: string): void {
-  writeFileSync(path, text);
 }
