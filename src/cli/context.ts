@@ -1,6 +1,6 @@
 import { loadConfig } from "../pipeline/config.js";
 import type { Config } from "../pipeline/config.js";
-import { BUILTIN_TASKS } from "../tasks/index.js";
+import { BUILTINS } from "../tasks/index.js";
 
 export interface CommonOptions {
   config: string;
@@ -18,7 +18,7 @@ export class UsageError extends Error {
 }
 
 export async function openConfig(opts: CommonOptions): Promise<Config> {
-  return loadConfig(opts.config, BUILTIN_TASKS, opts.store);
+  return loadConfig(opts.config, BUILTINS, opts.store);
 }
 
 export function datasetOf(config: Config, name: string) {

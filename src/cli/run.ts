@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../store/open.js";
 import { backfill, BackfillError, parseShard } from "../pipeline/backfill.js";
@@ -18,6 +19,7 @@ interface BackfillCliOptions extends CommonOptions {
   concurrency: string;
   shard?: string;
   threads?: string;
+  workers?: string;
   overridePlausibility?: boolean;
 }
 
@@ -38,7 +40,7 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
   const json = Boolean(opts.json);
   try {
     const config = await openConfig(opts);
-    const { task, params } = datasetOf(config, opts.dataset);
+    const { task, ref, params } = datasetOf(config, opts.dataset);
     const store = openStore(config.store);
     const progress = progressReporter(json);
     try {
@@ -54,6 +56,9 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         concurrency: Number(opts.concurrency),
         shard: opts.shard ? parseShard(opts.shard) : undefined,
         threads: opts.threads === undefined ? undefined : Number(opts.threads),
+        workers: single ? 0 : opts.workers === undefined ? availableParallelism() : Number(opts.workers),
+        taskRef: ref,
+        storeUrl: config.store,
         overridePlausibility: opts.overridePlausibility,
         onResult: progress.onResult,
       });
@@ -84,7 +89,8 @@ export function registerRun(program: Command): void {
     .option("--regions <list>", "only these regions, comma-separated (no tombstoning then)")
     .option("--concurrency <n>", "partitions in flight", "4")
     .option("--shard <i/n>", "take every n-th partition from the i-th: for array jobs without a coordinator")
-    .option("--threads <n>", "worker threads for geometry validation (default: one per core)")
+    .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)")
+    .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)")
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")

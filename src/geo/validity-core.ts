@@ -1,8 +1,8 @@
 import initGeosJs from "geos-wasm";
 import type { Crs } from "./crs.js";
 import proj4 from "proj4";
-import { decodeWkb, forEachPosition, WkbError } from "./wkb.js";
-import type { Geometry } from "./geometry.js";
+import { WkbError } from "./wkb.js";
+import { scanWkb } from "./wkb-scan.js";
 
 /** One problem with one geometry. `row` is the row index in the column that was checked. */
 export interface GeometryIssue {
@@ -39,30 +39,36 @@ export function loadGeos() {
 /** Margin around a projected CRS's area of use: data a little past a UTM zone edge is normal, far past is a bug. */
 const AREA_MARGIN_DEG = 3;
 
-function domainCheck(crs: ValidationChunk["crs"]): (g: Geometry) => string | undefined {
+/** A per-coordinate domain check: the reason a coordinate lies outside the CRS's domain, or undefined. */
+function domainCheck(crs: ValidationChunk["crs"]): (x: number, y: number) => string | undefined {
   const [w, s, e, n] = crs.areaOfUse;
   if (crs.geographic) {
-    return (g) => {
-      let bad: string | undefined;
-      forEachPosition(g, (p) => {
-        const [x, y] = p as [number, number];
-        if (!bad && (x < -180 || x > 180 || y < -90 || y > 90)) bad = `coordinate (${x} ${y}) is outside lon/lat [-180,180]×[-90,90] of ${crs.id}`;
-      });
-      return bad;
-    };
+    return (x, y) => (x < -180 || x > 180 || y < -90 || y > 90 ? `coordinate (${x} ${y}) is outside lon/lat [-180,180]×[-90,90] of ${crs.id}` : undefined);
   }
   const toLonLat = proj4(crs.proj4, "WGS84");
-  return (g) => {
-    let bad: string | undefined;
-    forEachPosition(g, (p) => {
-      if (bad) return;
-      const [lon, lat] = toLonLat.forward([p[0] as number, p[1] as number]) as [number, number];
-      if (!(lon >= w - AREA_MARGIN_DEG && lon <= e + AREA_MARGIN_DEG && lat >= s - AREA_MARGIN_DEG && lat <= n + AREA_MARGIN_DEG)) {
-        bad = `coordinate (${p[0]} ${p[1]}) lies at lon/lat (${lon.toFixed(3)} ${lat.toFixed(3)}), outside the area of use of ${crs.id} [${w}, ${s}, ${e}, ${n}]`;
-      }
-    });
-    return bad;
+  return (x, y) => {
+    const [lon, lat] = toLonLat.forward([x, y]) as [number, number];
+    if (lon >= w - AREA_MARGIN_DEG && lon <= e + AREA_MARGIN_DEG && lat >= s - AREA_MARGIN_DEG && lat <= n + AREA_MARGIN_DEG) return undefined;
+    return `coordinate (${x} ${y}) lies at lon/lat (${lon.toFixed(3)} ${lat.toFixed(3)}), outside the area of use of ${crs.id} [${w}, ${s}, ${e}, ${n}]`;
   };
+}
+
+/** The first non-finite coordinate and the first out-of-domain one of a WKB value, found without decoding it. */
+function coordinateProblems(bytes: Uint8Array, row: number, outside: (x: number, y: number) => string | undefined): { nonFinite?: string; domain?: string } {
+  const found: { nonFinite?: string; domain?: string } = {};
+  scanWkb(
+    bytes,
+    {
+      coord(x, y, z) {
+        if (found.nonFinite) return;
+        if (!Number.isFinite(x) || !Number.isFinite(y) || (!Number.isFinite(z) && !Number.isNaN(z))) {
+          found.nonFinite = `non-finite coordinate (${Number.isNaN(z) ? `${x} ${y}` : `${x} ${y} ${z}`})`;
+        } else if (!found.domain) found.domain = outside(x, y);
+      },
+    },
+    row,
+  );
+  return found;
 }
 
 /** Checks every row of a chunk: WKB decodes, coordinates finite, inside the CRS domain, OGC-valid per GEOS. */
@@ -78,24 +84,19 @@ export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIss
     for (let i = 0; i < rows; i++) {
       const row = chunk.firstRow + i;
       const bytes = chunk.data.subarray(chunk.offsets[i] as number, chunk.offsets[i + 1] as number);
-      let g: Geometry;
+      let problems: { nonFinite?: string; domain?: string };
       try {
-        g = decodeWkb(bytes, row);
+        problems = coordinateProblems(bytes, row, inDomain);
       } catch (error) {
         if (!(error instanceof WkbError)) throw error;
         issues.push({ row, kind: "wkb", reason: error.message });
         continue;
       }
-      let nonFinite: string | undefined;
-      forEachPosition(g, (p) => {
-        if (!nonFinite && !p.every((v, k) => Number.isFinite(v) || (k === 2 && Number.isNaN(v)))) nonFinite = `non-finite coordinate (${p.join(" ")})`;
-      });
-      if (nonFinite) {
-        issues.push({ row, kind: "non-finite", reason: nonFinite });
+      if (problems.nonFinite) {
+        issues.push({ row, kind: "non-finite", reason: problems.nonFinite });
         continue;
       }
-      const outside = inDomain(g);
-      if (outside) issues.push({ row, kind: "domain", reason: outside });
+      if (problems.domain) issues.push({ row, kind: "domain", reason: problems.domain });
       if (bytes.byteLength > cap) {
         mod._free(buf);
         cap = bytes.byteLength * 2;

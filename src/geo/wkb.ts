@@ -218,7 +218,7 @@ export function encodeWkb(geometry: Geometry): Uint8Array {
 }
 
 /** Reads the type word of a WKB value: base type, Z, M, and whether an EWKB SRID follows. */
-function readType(view: DataView, pos: number, le: boolean, row: number | undefined) {
+export function readType(view: DataView, pos: number, le: boolean, row: number | undefined) {
   const raw = view.getUint32(pos, le);
   let code = raw & 0x0fffffff;
   let z = (raw & 0x80000000) !== 0;

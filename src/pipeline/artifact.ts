@@ -1,8 +1,7 @@
 import type { Crs } from "../geo/crs.js";
 import { crsFromGeoParquet } from "../geo/crs.js";
-import { equalAreaArea } from "../geo/area.js";
+import { wkbEqualAreaArea } from "../geo/area.js";
 import type { GeometryValidator } from "../geo/validity.js";
-import { decodeWkb } from "../geo/wkb.js";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { readGeoParquet } from "../geoparquet/read.js";
 import { sha256Hex } from "../store/digest.js";
@@ -45,7 +44,7 @@ export async function inspectArtifact(bytes: Uint8Array, where: string, storageC
   let areaM2 = 0;
   const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
   if (issues.length === 0) {
-    for (let i = 0; i < table.numRows; i++) areaM2 += equalAreaArea(decodeWkb(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), i), storageCrs);
+    for (let i = 0; i < table.numRows; i++) areaM2 += wkbEqualAreaArea(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), storageCrs, i);
   }
   const declared = column.bbox as number[] | undefined;
   const covering = table.getChild("bbox");

@@ -5,10 +5,15 @@ import type { ObjectStore } from "../store/types.js";
 import { logicalDates } from "./calendar.js";
 import { manifestPrefix, partitionOfManifestKey } from "./layout.js";
 import type { VersionsFile } from "./pins.js";
+import { WorkerPool } from "../geo/worker-pool.js";
 import type { ResolvedInput } from "./identity.js";
-import { refreshPartition } from "./refresh.js";
+import type { PartitionJob } from "./partition-worker.js";
+import type { TaskRef } from "./task-ref.js";
+import { quickCheck, refreshPartition } from "./refresh.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
+
+const WORKER_URL = new URL(`./partition-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
 
 export interface Shard {
   index: number;
@@ -31,6 +36,14 @@ export interface BackfillOptions {
   threads?: number;
   overridePlausibility?: boolean;
   onResult?: (result: RefreshResult, done: number, total: number) => void;
+  /**
+   * Refresh whole partitions on this many worker threads (compute, encoding, compression and validation all
+   * off the main thread). Needs `taskRef` and `storeUrl`, which the threads load for themselves; 0 or absent
+   * runs partitions on the calling thread (with validation on `threads` workers).
+   */
+  workers?: number;
+  taskRef?: TaskRef;
+  storeUrl?: string;
 }
 
 export interface BackfillSummary {
@@ -77,24 +90,45 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   const partitions = await plannedPartitions(opts);
   const counts: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 0, invalid: 0, failed: 0 };
   const results: RefreshResult[] = new Array(partitions.length);
-  const validator = new GeometryValidator({ threads: opts.threads });
   const runId = randomUUID();
-  const inputCache = new Map<string, Promise<ResolvedInput>>();
+  const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length));
+  const threaded = (opts.workers ?? 0) > 0 && opts.taskRef !== undefined && opts.storeUrl !== undefined && !opts.storeUrl.startsWith("memory://");
+  let refresh: (p: Partition) => Promise<RefreshResult>;
+  let close: () => Promise<void>;
+  if (threaded) {
+    const workers = Math.min(opts.workers as number, partitions.length);
+    let pool: WorkerPool<{ job: PartitionJob }, { result: RefreshResult }> | undefined;
+    const base = { taskRef: opts.taskRef as TaskRef, storeUrl: opts.storeUrl as string, versions: opts.versions, params: opts.params ?? {}, overridePlausibility: Boolean(opts.overridePlausibility) };
+    const inputCache = new Map<string, Promise<ResolvedInput>>();
+    refresh = async (partition) => {
+      // Settled partitions cost a manifest GET and a HEAD here; only real work goes to a (lazily started) thread.
+      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache });
+      if (quick) return quick;
+      pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers));
+      return (await pool.run({ job: { ...base, partition } })).result;
+    };
+    close = async () => pool?.close();
+  } else {
+    const validator = new GeometryValidator({ threads: opts.threads });
+    const inputCache = new Map<string, Promise<ResolvedInput>>();
+    refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache });
+    close = () => validator.close();
+  }
   let next = 0;
   let done = 0;
   try {
     const lane = async () => {
       while (next < partitions.length) {
         const i = next++;
-        const r = await refreshPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache });
+        const r = await refresh(partitions[i] as Partition);
         results[i] = r;
         counts[r.outcome]++;
         opts.onResult?.(r, ++done, partitions.length);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length)) }, lane));
+    await Promise.all(Array.from({ length: concurrency }, lane));
   } finally {
-    await validator.close();
+    await close();
   }
   // Tombstones: only a run over the full, complete region list may say a region disappeared.
   let retired: string[] = [];

@@ -4,6 +4,8 @@ import { pathToFileURL } from "node:url";
 import { checkVersionsFile } from "./pins.js";
 import type { VersionsFile } from "./pins.js";
 import type { TaskDefinition } from "./task.js";
+import { loadTask } from "./task-ref.js";
+import type { TaskRef } from "./task-ref.js";
 
 /**
  * georefresh.config.json:
@@ -14,7 +16,7 @@ export interface Config {
   path: string;
   store: string;
   versions: VersionsFile;
-  datasets: Record<string, { task: TaskDefinition; params: Record<string, unknown> }>;
+  datasets: Record<string, { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown> }>;
 }
 
 export class ConfigError extends Error {
@@ -38,7 +40,14 @@ async function readJson(path: string, what: string): Promise<unknown> {
   }
 }
 
-export async function loadConfig(path: string, builtins: Record<string, TaskDefinition>, storeOverride?: string): Promise<Config> {
+/** Built-in tasks: the record of tasks, and where that record can be imported from (for worker threads). */
+export interface Builtins {
+  tasks: Record<string, TaskDefinition>;
+  module: string;
+  export: string;
+}
+
+export async function loadConfig(path: string, builtins: Builtins, storeOverride?: string): Promise<Config> {
   const full = resolve(path);
   const base = dirname(full);
   const doc = (await readJson(full, "config")) as { store?: unknown; versions?: unknown; datasets?: unknown };
@@ -48,16 +57,20 @@ export async function loadConfig(path: string, builtins: Record<string, TaskDefi
   const versions = doc.versions === undefined ? {} : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
   const datasets: Config["datasets"] = {};
   for (const [name, raw] of Object.entries(doc.datasets as Record<string, { task?: string; module?: string; export?: string; params?: Record<string, unknown> }>)) {
-    let task: TaskDefinition | undefined;
+    let ref: TaskRef;
     if (raw.task) {
-      task = builtins[raw.task];
-      if (!task) throw new ConfigError(`${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins).join(", ")}); use "module" for your own`);
+      if (!builtins.tasks[raw.task]) throw new ConfigError(`${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`);
+      ref = { module: builtins.module, export: builtins.export, key: raw.task };
     } else if (raw.module) {
-      const mod = (await import(pathToFileURL(resolve(base, raw.module)).href)) as Record<string, TaskDefinition>;
-      task = mod[raw.export ?? "default"];
-      if (!task) throw new ConfigError(`${full}: module ${raw.module} has no export '${raw.export ?? "default"}'`);
+      ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };
     } else throw new ConfigError(`${full}: dataset '${name}' needs "task" (built in) or "module" (your own)`);
-    datasets[name] = { task, params: raw.params ?? {} };
+    let task: TaskDefinition;
+    try {
+      task = await loadTask(ref);
+    } catch (error) {
+      throw new ConfigError(`${full}: dataset '${name}': ${(error as Error).message}`);
+    }
+    datasets[name] = { task, ref, params: raw.params ?? {} };
   }
   const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
   return { path: full, store: storeUrl, versions, datasets };

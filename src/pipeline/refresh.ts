@@ -98,6 +98,69 @@ async function collect(out: Promise<Feature[]> | AsyncIterable<Feature[]>): Prom
   return out as Promise<Feature[]>;
 }
 
+/** Steps 1–2 and the manifest as found at run start: everything a run decides from before any work. */
+async function plan(opts: RefreshOptions) {
+  const { store, task, partition } = opts;
+  checkPartition(partition);
+  const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
+  const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
+  // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
+  const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
+  const inputs: Record<string, ResolvedInput> = Object.fromEntries(
+    await Promise.all(
+      Object.entries(task.inputs(partition)).map(async ([name, uri]) => {
+        let resolved = opts.inputCache?.get(uri);
+        if (!resolved) {
+          resolved = resolveInput(uri);
+          opts.inputCache?.set(uri, resolved);
+        }
+        return [name, await resolved] as const;
+      }),
+    ),
+  );
+  // 2. Fingerprint.
+  const key = fingerprint({
+    task: { name: task.name, version: task.version },
+    partition,
+    params,
+    inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, i.identity])),
+    pins,
+    writer: { id: WRITER_ID, format: `geoparquet-${GEOPARQUET_VERSION}`, storageCrs: storage.id },
+  });
+  const mKey = manifestKey(partition);
+  const aKey = artifactKey(partition, key);
+  // The manifest version captured here is the only one this run may replace.
+  const start = await readManifest(store, mKey);
+  return { storage, params, pins, inputs, key, mKey, aKey, start };
+}
+
+/**
+ * The no-op path: when the manifest already names this key, one GET (manifest) and one HEAD (artifact) settle the
+ * partition. Returns undefined when there is work to do.
+ */
+async function alreadyCurrent(store: ObjectStore, p: Awaited<ReturnType<typeof plan>>, result: (o: Outcome, m: string, e: Partial<RefreshResult>) => RefreshResult) {
+  const current = p.start?.manifest.current;
+  if (current?.key !== p.key) return undefined;
+  const present = await store.head(p.aKey).then(() => true, (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)));
+  if (!present) {
+    throw new RefreshError(`${store.locate(p.mKey)} points at ${store.locate(p.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
+  }
+  return result("unchanged", `already current: ${p.aKey}`, { key: p.key, sha256: current.sha256, rows: current.rows });
+}
+
+/**
+ * The cheap first half of a refresh, for a dispatcher: the `unchanged` result when nothing needs doing, else
+ * undefined (including on any error: the full refresh then reports it properly).
+ */
+export async function quickCheck(opts: RefreshOptions): Promise<RefreshResult | undefined> {
+  const runId = opts.runId ?? randomUUID();
+  try {
+    return await alreadyCurrent(opts.store, await plan(opts), (outcome, message, extra) => ({ partition: opts.partition, outcome, runId, message, ...extra }));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The protocol (DESIGN.md "The one protocol", steps 1–8) for one partition. Never throws for task problems. */
 export async function refreshPartition(opts: RefreshOptions): Promise<RefreshResult> {
   const runId = opts.runId ?? randomUUID();
@@ -107,47 +170,11 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
   const validator = opts.validator ?? new GeometryValidator({ threads: 0 });
   let temp: string | undefined;
   try {
-    checkPartition(partition);
     const { store, task } = opts;
-    const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
-    const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
-
-    // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
-    const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
-    const declared = task.inputs(partition);
-    const inputs: Record<string, ResolvedInput> = Object.fromEntries(
-      await Promise.all(
-        Object.entries(declared).map(async ([name, uri]) => {
-          let resolved = opts.inputCache?.get(uri);
-          if (!resolved) {
-            resolved = resolveInput(uri);
-            opts.inputCache?.set(uri, resolved);
-          }
-          return [name, await resolved] as const;
-        }),
-      ),
-    );
-    // 2. Fingerprint.
-    const key = fingerprint({
-      task: { name: task.name, version: task.version },
-      partition,
-      params,
-      inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, i.identity])),
-      pins,
-      writer: { id: WRITER_ID, format: `geoparquet-${GEOPARQUET_VERSION}`, storageCrs: storage.id },
-    });
-    const mKey = manifestKey(partition);
-    const aKey = artifactKey(partition, key);
-    // The manifest version captured here is the only one this run may replace.
-    const start = await readManifest(store, mKey);
-    if (start?.manifest.current?.key === key) {
-      // The no-op path: one GET (manifest) and one HEAD (artifact) per partition.
-      const present = await store.head(aKey).then(() => true, (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)));
-      if (!present) {
-        throw new RefreshError(`${store.locate(mKey)} points at ${store.locate(aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
-      }
-      return result("unchanged", `already current: ${aKey}`, { key, sha256: start.manifest.current.sha256, rows: start.manifest.current.rows });
-    }
+    const planned = await plan(opts);
+    const { storage, params, pins, inputs, key, mKey, aKey, start } = planned;
+    const unchanged = await alreadyCurrent(store, planned, result);
+    if (unchanged) return unchanged;
 
     // 3. Skip the work when the artifact exists; its bytes are still checked before the manifest points at it.
     let facts: ArtifactFacts;

@@ -7,3 +7,6 @@ export const BUILTIN_TASKS: Record<string, TaskDefinition> = {
   [usCounties.name]: usCounties,
   [cityCatchments.name]: cityCatchments,
 };
+
+/** Where BUILTIN_TASKS can be imported from, so worker threads load the same tasks. */
+export const BUILTINS = { tasks: BUILTIN_TASKS, module: import.meta.url, export: "BUILTIN_TASKS" };

@@ -1,0 +1,51 @@
+/**
+ * A worker thread that refreshes whole partitions (compute, encoding, compression, validation), so a backfill
+ * keeps every core busy. Loads the task from its TaskRef and opens the store from its URL, once per worker.
+ */
+import { parentPort } from "node:worker_threads";
+import { GeometryValidator } from "../geo/validity.js";
+import { openStore } from "../store/open.js";
+import type { ObjectStore } from "../store/types.js";
+import type { ResolvedInput } from "./identity.js";
+import type { VersionsFile } from "./pins.js";
+import { refreshPartition } from "./refresh.js";
+import type { Partition, TaskDefinition } from "./task.js";
+import { loadTask } from "./task-ref.js";
+import type { TaskRef } from "./task-ref.js";
+
+export interface PartitionJob {
+  taskRef: TaskRef;
+  storeUrl: string;
+  partition: Partition;
+  versions: VersionsFile;
+  params: Record<string, unknown>;
+  overridePlausibility: boolean;
+}
+
+const tasks = new Map<string, Promise<TaskDefinition>>();
+const stores = new Map<string, ObjectStore>();
+const inputCache = new Map<string, Promise<ResolvedInput>>();
+const validator = new GeometryValidator({ threads: 0 });
+
+parentPort?.on("message", async (msg: { id: number; job: PartitionJob }) => {
+  try {
+    const { job } = msg;
+    const refKey = JSON.stringify(job.taskRef);
+    if (!tasks.has(refKey)) tasks.set(refKey, loadTask(job.taskRef));
+    let store = stores.get(job.storeUrl);
+    if (!store) stores.set(job.storeUrl, (store = openStore(job.storeUrl)));
+    const result = await refreshPartition({
+      store,
+      task: await (tasks.get(refKey) as Promise<TaskDefinition>),
+      partition: job.partition,
+      versions: job.versions,
+      params: job.params,
+      overridePlausibility: job.overridePlausibility,
+      validator,
+      inputCache,
+    });
+    parentPort?.postMessage({ id: msg.id, result });
+  } catch (error) {
+    parentPort?.postMessage({ id: msg.id, error: error instanceof Error ? error.message : String(error) });
+  }
+});

@@ -1,0 +1,29 @@
+import type { TaskDefinition } from "./task.js";
+
+/**
+ * Where a task's code lives, so another thread can load the same task: a module URL, the export, and an
+ * optional key when the export is a record of tasks (the built-ins).
+ */
+export interface TaskRef {
+  module: string;
+  export: string;
+  key?: string;
+}
+
+export class TaskLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TaskLoadError";
+  }
+}
+
+export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
+  const mod = (await import(ref.module)) as Record<string, unknown>;
+  let value = mod[ref.export];
+  if (ref.key !== undefined) value = (value as Record<string, unknown> | undefined)?.[ref.key];
+  const task = value as TaskDefinition | undefined;
+  if (!task || typeof task.compute !== "function") {
+    throw new TaskLoadError(`${ref.module} has no task at export '${ref.export}'${ref.key ? `['${ref.key}']` : ""}`);
+  }
+  return task;
+}
