@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAnalyst } from "./analyst.js";
+import { registerDeliver } from "./deliver.js";
 import { registerDoctor } from "./doctor.js";
 import { registerRun } from "./run.js";
 import { registerValidate } from "./validate.js";
@@ -25,6 +26,7 @@ const program = new Command("georefresh")
 registerDoctor(program);
 registerRun(program);
 registerAnalyst(program);
+registerDeliver(program);
 registerValidate(program);
 registerVerify(program);
 

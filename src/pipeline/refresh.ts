@@ -7,6 +7,7 @@ import { GEOPARQUET_VERSION } from "../geoparquet/metadata.js";
 import { writeGeoParquet, WRITER_ID } from "../geoparquet/write.js";
 import { checkPlausibility, regionHistory } from "../manifest/checks.js";
 import { readManifest } from "../manifest/codec.js";
+import { outboxId, recordEvent } from "../manifest/outbox.js";
 import { promote } from "../manifest/promote.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { AlreadyExistsError, NotFoundError } from "../store/errors.js";
@@ -247,6 +248,20 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       promoted_at: new Date().toISOString(),
       plausibility,
     };
+    // 7. The side effect goes to the outbox first, keyed by the change: a crash after this line loses nothing,
+    // and `deliver` voids the event if this run then loses the race.
+    if (start?.manifest.current?.sha256 !== facts.sha256) {
+      await recordEvent(store, {
+        id: outboxId(partition.dataset, partition.region, partition.date, facts.sha256),
+        dataset: partition.dataset,
+        region: partition.region,
+        logical_date: partition.date,
+        artifact: store.locate(aKey),
+        sha256: facts.sha256,
+        rows: facts.rows,
+        previous_sha256: start?.manifest.current?.sha256 ?? null,
+      });
+    }
     const promoted = await promote(store, mKey, start, partition, entry);
     const extra = { key, sha256: facts.sha256, rows: facts.rows };
     if (promoted.outcome === "unchanged") return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, extra);

@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+import { deliverOutbox } from "../pipeline/deliver.js";
+import { openStore } from "../store/open.js";
+import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
+import type { CommonOptions } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+import { printJson, reportError } from "./output.js";
+
+export function registerDeliver(program: Command): void {
+  program
+    .command("deliver")
+    .description("send pending outbox events (one per promoted change) to a webhook, with Idempotency-Key and HMAC signature")
+    .requiredOption("--webhook <url>", "http(s) URL that receives a POST per event")
+    .option("--secret <secret>", "HMAC-SHA256 key (better: GEOREFRESH_WEBHOOK_SECRET, which stays out of process lists)")
+    .option("--dataset <name>", "only this dataset's events")
+    .option("--attempts <n>", "POST attempts per event in this run", "5")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "one JSON report")
+    .addHelpText("after", "\nExit codes: 0 nothing failed, 1 an event could not be delivered (it stays pending), 2 usage, 3 store.")
+    .action(async (opts: CommonOptions & { webhook: string; secret?: string; dataset?: string; attempts: string }) => {
+      try {
+        if (!/^https?:\/\//.test(opts.webhook)) throw new UsageError(`--webhook ${opts.webhook}: expected an http:// or https:// URL`);
+        const config = await openConfig(opts);
+        const store = openStore(config.store);
+        try {
+          const report = await deliverOutbox(store, { webhook: opts.webhook, secret: opts.secret ?? process.env.GEOREFRESH_WEBHOOK_SECRET, dataset: opts.dataset, attempts: Number(opts.attempts) });
+          if (opts.json) printJson(report);
+          else if (report.counts.failed || report.counts.sent) {
+            const tally = Object.entries(report.counts).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
+            process.stdout.write(`outbox: ${tally}\n`);
+            for (const e of report.events.filter((x) => x.status === "failed")) process.stderr.write(`georefresh: event ${e.id} not delivered: ${e.detail}\n`);
+          }
+          process.exitCode = report.counts.failed ? EXIT.failed : EXIT.ok;
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        const code = reportError(error, Boolean(opts.json));
+        process.exitCode = error instanceof UsageError ? EXIT.usage : code;
+      }
+    });
+}

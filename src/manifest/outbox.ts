@@ -1,0 +1,69 @@
+import { createHash } from "node:crypto";
+import { AlreadyExistsError, NotFoundError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+
+/**
+ * Side effects of a promotion, as objects in the store. An event is keyed by the change it announces
+ * (dataset, partition, sha256), created with If-None-Match before the manifest is promoted, so a crash between
+ * the two can never lose it and a re-run of the same change never makes a second one. `deliver` sends it with its
+ * id as the idempotency key and checks first that the change really happened (a run that lost the race leaves
+ * an event that is voided, not sent).
+ */
+export interface OutboxEvent {
+  id: string;
+  dataset: string;
+  region: string;
+  logical_date: string;
+  artifact: string;
+  sha256: string;
+  rows: number;
+  previous_sha256: string | null;
+}
+
+export interface OutboxRecord {
+  event: OutboxEvent;
+  status: "pending" | "sent" | "void";
+  attempts: number;
+  last_error: string | null;
+}
+
+export const outboxPrefix = (dataset?: string) => `outbox/${dataset ? `${dataset}/` : ""}`;
+
+export function outboxId(dataset: string, region: string, date: string, sha256: string): string {
+  return createHash("sha256").update(JSON.stringify([dataset, region, date, sha256])).digest("hex").slice(0, 32);
+}
+
+export const outboxKey = (dataset: string, id: string) => `${outboxPrefix(dataset)}${id}.json`;
+
+export function encodeRecord(r: OutboxRecord): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(r, null, 2)}\n`);
+}
+
+export function decodeRecord(bytes: Uint8Array, where: string): OutboxRecord {
+  try {
+    const r = JSON.parse(new TextDecoder().decode(bytes)) as OutboxRecord;
+    if (typeof r.event?.id !== "string" || !["pending", "sent", "void"].includes(r.status)) throw new Error("missing event.id or status");
+    return r;
+  } catch (error) {
+    throw new Error(`${where} is not an outbox record (${(error as Error).message}); left untouched`);
+  }
+}
+
+/** Records the event for a change; a second call for the same change finds it there and succeeds. */
+export async function recordEvent(store: ObjectStore, event: OutboxEvent): Promise<void> {
+  try {
+    await store.put(outboxKey(event.dataset, event.id), encodeRecord({ event, status: "pending", attempts: 0, last_error: null }), { mode: "create", contentType: "application/json" });
+  } catch (error) {
+    if (!(error instanceof AlreadyExistsError)) throw error;
+  }
+}
+
+export async function readRecord(store: ObjectStore, key: string): Promise<{ record: OutboxRecord; version: string } | undefined> {
+  try {
+    const got = await store.get(key);
+    return { record: decodeRecord(got.body, store.locate(key)), version: got.meta.version };
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { readManifest } from "../manifest/codec.js";
+import { encodeRecord, outboxPrefix, readRecord } from "../manifest/outbox.js";
+import type { OutboxRecord } from "../manifest/outbox.js";
+import { PreconditionFailedError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+import { manifestKey } from "./layout.js";
+
+export interface DeliverOptions {
+  webhook: string;
+  /** HMAC-SHA256 key for the X-Georefresh-Signature header. */
+  secret?: string;
+  dataset?: string;
+  /** POST attempts per event in this run (with backoff between them). */
+  attempts?: number;
+  backoffMs?: number;
+  timeoutMs?: number;
+}
+
+export type DeliveryStatus = "sent" | "already-sent" | "waiting" | "failed" | "claimed-elsewhere";
+
+export interface DeliveryReport {
+  counts: Record<DeliveryStatus, number>;
+  events: { id: string; status: DeliveryStatus; detail?: string }[];
+}
+
+export function signature(secret: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+async function post(url: string, body: string, id: string, secret: string | undefined, timeoutMs: number): Promise<{ ok: boolean; retry: boolean; detail: string }> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "idempotency-key": id, ...(secret ? { "x-georefresh-signature": signature(secret, body) } : {}) },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.ok) return { ok: true, retry: false, detail: `HTTP ${res.status}` };
+    return { ok: false, retry: res.status >= 500 || res.status === 429 || res.status === 408, detail: `HTTP ${res.status}` };
+  } catch (error) {
+    return { ok: false, retry: true, detail: (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `${(error as Error).message}` };
+  }
+}
+
+/**
+ * Sends every pending outbox event to a webhook, at least once, with its id as the Idempotency-Key so the
+ * receiver applies it once. An event is sent only once its change is in the partition's manifest (current or
+ * history); a claim by conditional write keeps concurrent deliverers from posting the same event together; a
+ * success is recorded by conditional write too.
+ */
+export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): Promise<DeliveryReport> {
+  const counts: Record<DeliveryStatus, number> = { sent: 0, "already-sent": 0, waiting: 0, failed: 0, "claimed-elsewhere": 0 };
+  const events: DeliveryReport["events"] = [];
+  const note = (id: string, status: DeliveryStatus, detail?: string) => {
+    counts[status]++;
+    events.push({ id, status, ...(detail ? { detail } : {}) });
+  };
+  const keys: string[] = [];
+  for await (const e of store.list(outboxPrefix(opts.dataset))) if (e.key.endsWith(".json")) keys.push(e.key);
+  for (const key of keys) {
+    const found = await readRecord(store, key);
+    if (!found) continue;
+    const { event } = found.record;
+    if (found.record.status === "sent") {
+      note(event.id, "already-sent");
+      continue;
+    }
+    if (found.record.status !== "pending") continue;
+    const manifest = (await readManifest(store, manifestKey({ dataset: event.dataset, region: event.region, date: event.logical_date })))?.manifest;
+    const happened = manifest && [manifest.current, ...manifest.history].some((e) => e?.sha256 === event.sha256);
+    if (!happened) {
+      note(event.id, "waiting", "its change is not in the manifest (not promoted yet, or lost its race; gc removes stale ones)");
+      continue;
+    }
+    // Claim: one conditional write, so of two deliverers racing for this event only one posts it now.
+    let version: string;
+    const claimed: OutboxRecord = { ...found.record, attempts: found.record.attempts + 1 };
+    try {
+      version = (await store.put(key, encodeRecord(claimed), { mode: { update: found.version } })).version;
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+      note(event.id, "claimed-elsewhere");
+      continue;
+    }
+    const body = JSON.stringify(event);
+    let outcome = { ok: false, retry: true, detail: "" };
+    for (let attempt = 0; attempt < (opts.attempts ?? 5) && !outcome.ok && outcome.retry; attempt++) {
+      if (attempt > 0) await sleep((opts.backoffMs ?? 200) * 2 ** (attempt - 1) * (0.5 + Math.random()));
+      outcome = await post(opts.webhook, body, event.id, opts.secret, opts.timeoutMs ?? 10_000);
+    }
+    const next: OutboxRecord = outcome.ok ? { ...claimed, status: "sent", last_error: null } : { ...claimed, last_error: outcome.detail };
+    try {
+      await store.put(key, encodeRecord(next), { mode: { update: version } });
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error; // another deliverer recorded it meanwhile
+    }
+    note(event.id, outcome.ok ? "sent" : "failed", outcome.detail);
+  }
+  return { counts, events };
+}

@@ -1,0 +1,100 @@
+/** Outbox and delivery against a real local HTTP receiver. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outboxPrefix } from "../../src/manifest/outbox.js";
+import { deliverOutbox } from "../../src/pipeline/deliver.js";
+import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { FsStore } from "../../src/store/fs.js";
+import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
+import { startReceiver } from "../helpers/receiver.js";
+import type { Receiver } from "../helpers/receiver.js";
+import { snapshot } from "../helpers/snapshot.js";
+
+const SECRET = "hmac-test-secret";
+
+describe("outbox and deliver", () => {
+  let dir: string;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "georefresh-outbox-"));
+    receiver = await startReceiver(SECRET);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const opts = () => ({ webhook: receiver.url, secret: SECRET, backoffMs: 5 });
+
+  it("one event per change, however often it is re-run; delivered once, signed, with its id as Idempotency-Key", async () => {
+    const store = new FsStore(join(dir, "once"));
+    writePoints(join(dir, "once.json"), 20);
+    const task = pointsTask(join(dir, "once.json"));
+    const partition = { dataset: "ev", region: "north", date: "2026-01-01" };
+    expect((await refreshPartition({ store, task, partition, versions: VERSIONS })).outcome).toBe("promoted");
+    await store.delete(`manifests/ev/region=north/date=2026-01-01.json`); // force the change to be made again
+    expect((await refreshPartition({ store, task, partition, versions: VERSIONS })).outcome).toBe("reconciled");
+    expect(Object.keys(await snapshot(store, outboxPrefix()))).toHaveLength(1);
+    const first = await deliverOutbox(store, opts());
+    expect(first.counts.sent).toBe(1);
+    const second = await deliverOutbox(store, opts());
+    expect(second.counts).toMatchObject({ sent: 0, "already-sent": 1 });
+    const posts = receiver.posts.filter((p) => p.key === first.events[0]?.id);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.signed).toBe(true);
+    expect(JSON.parse(posts[0]?.body as string)).toMatchObject({ dataset: "ev", region: "north", logical_date: "2026-01-01", rows: 10, previous_sha256: null });
+  });
+
+  it("a receiver that fails twice then succeeds gets the event", async () => {
+    const store = new FsStore(join(dir, "flaky"));
+    writePoints(join(dir, "flaky.json"), 20);
+    await refreshPartition({ store, task: pointsTask(join(dir, "flaky.json")), partition: { dataset: "flaky", region: "south", date: "2026-01-01" }, versions: VERSIONS });
+    receiver.failNext = 2;
+    const before = receiver.posts.length;
+    const report = await deliverOutbox(store, opts());
+    expect(report.counts.sent).toBe(1);
+    expect(receiver.posts.length - before).toBe(3);
+    expect(receiver.applied.has(report.events[0]?.id as string)).toBe(true);
+  });
+
+  it("an event that cannot be delivered stays pending and is sent by a later run", async () => {
+    const store = new FsStore(join(dir, "later"));
+    writePoints(join(dir, "later.json"), 20);
+    await refreshPartition({ store, task: pointsTask(join(dir, "later.json")), partition: { dataset: "later", region: "north", date: "2026-01-01" }, versions: VERSIONS });
+    receiver.failNext = 2;
+    const failed = await deliverOutbox(store, { ...opts(), attempts: 2 });
+    expect(failed.counts.failed).toBe(1);
+    expect(failed.events[0]?.detail).toBe("HTTP 503");
+    const retried = await deliverOutbox(store, opts());
+    expect(retried.counts.sent).toBe(1);
+  });
+
+  it("two concurrent deliverers: every event applied exactly once, none lost", async () => {
+    const store = new FsStore(join(dir, "many"));
+    writePoints(join(dir, "many.json"), 20);
+    const task = pointsTask(join(dir, "many.json"));
+    for (let d = 1; d <= 6; d++) await refreshPartition({ store, task, partition: { dataset: "many", region: "north", date: `2026-02-0${d}` }, versions: VERSIONS });
+    const applied = receiver.applied.size;
+    const [a, b] = await Promise.all([deliverOutbox(new FsStore(store.root), opts()), deliverOutbox(new FsStore(store.root), opts())]);
+    expect(a.counts.sent + b.counts.sent).toBe(6);
+    expect(receiver.applied.size - applied).toBe(6);
+    const keys = receiver.posts.map((p) => p.key);
+    for (const e of [...a.events, ...b.events].filter((x) => x.status === "sent")) expect(keys.filter((k) => k === e.id).length).toBeGreaterThanOrEqual(1);
+    expect((await deliverOutbox(store, opts())).counts["already-sent"]).toBe(6);
+  });
+
+  it("the event of a run that lost its race is never sent", async () => {
+    const store = new FsStore(join(dir, "race"));
+    writePoints(join(dir, "race-a.json"), 20, 1);
+    writePoints(join(dir, "race-b.json"), 20, 2);
+    const partition = { dataset: "race", region: "north", date: "2026-03-01" };
+    const results = await Promise.all(["race-a.json", "race-b.json"].map((f) => refreshPartition({ store, task: pointsTask(join(dir, f), { delayMs: 20 }), partition, versions: VERSIONS })));
+    expect(results.map((r) => r.outcome).sort()).toEqual(["promoted", "superseded"]);
+    const report = await deliverOutbox(store, opts());
+    expect(report.counts).toMatchObject({ sent: 1, waiting: 1 });
+    const winner = results.find((r) => r.outcome === "promoted");
+    const sent = receiver.posts.filter((p) => p.key === report.events.find((e) => e.status === "sent")?.id);
+    expect(JSON.parse(sent[0]?.body as string).sha256).toBe(winner?.sha256);
+  });
+});
