@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerAnalyst } from "./analyst.js";
 import { registerDeliver } from "./deliver.js";
 import { registerDoctor } from "./doctor.js";
+import { registerGc } from "./gc.js";
 import { registerRun } from "./run.js";
 import { registerValidate } from "./validate.js";
 import { registerVerify } from "./verify.js";
@@ -27,6 +28,7 @@ registerDoctor(program);
 registerRun(program);
 registerAnalyst(program);
 registerDeliver(program);
+registerGc(program);
 registerValidate(program);
 registerVerify(program);
 

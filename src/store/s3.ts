@@ -8,6 +8,8 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  AbortMultipartUploadCommand,
+  ListMultipartUploadsCommand,
 } from "@aws-sdk/client-s3";
 import type { S3ClientConfig } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
@@ -152,6 +154,29 @@ export class S3Store implements ObjectStore {
 
   async close(): Promise<void> {
     this.client.destroy();
+  }
+
+  /** Multipart uploads under this store's prefix started before `before` (left by killed writers). */
+  async *staleUploads(before: Date): AsyncIterable<{ key: string; uploadId: string; initiated: Date }> {
+    const base = this.prefix ? `${this.prefix}/` : "";
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await this.call(`LIST uploads ${this.url}`, undefined, () =>
+        this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: base, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker })),
+      );
+      for (const u of page.Uploads ?? []) {
+        if (u.Key && u.UploadId && u.Initiated && u.Initiated < before) yield { key: u.Key.slice(base.length), uploadId: u.UploadId, initiated: u.Initiated };
+      }
+      if (!page.IsTruncated) return;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    }
+  }
+
+  async abortUpload(key: string, uploadId: string): Promise<void> {
+    const Key = this.fullKey(key);
+    await this.call(`ABORT upload ${this.locate(key)}`, key, () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })));
   }
 
   private fullKey(key: string): string {

@@ -1,0 +1,52 @@
+import type { Command } from "commander";
+import { collectGarbage, parseAge } from "../pipeline/gc.js";
+import { openStore } from "../store/open.js";
+import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
+import type { CommonOptions } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+import { printJson, reportError } from "./output.js";
+
+export function registerGc(program: Command): void {
+  program
+    .command("gc")
+    .description("remove leftovers readers never see: temp objects, stale outbox events, stale multipart uploads (dry run unless --apply)")
+    .option("--older-than <age>", "only what is older than this (s, m, h, d)", "24h")
+    .option("--apply", "delete; without it gc only lists")
+    .option("--artifacts", "also remove artifacts that no manifest references")
+    .option("--keep <n>", "with --artifacts: keep the newest n unreferenced artifacts per partition", "0")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "one JSON report")
+    .addHelpText("after", "\nExit codes: 0 done (or nothing to do), 2 usage, 3 store.")
+    .action(async (opts: CommonOptions & { olderThan: string; apply?: boolean; artifacts?: boolean; keep: string }) => {
+      try {
+        let olderThanMs: number;
+        try {
+          olderThanMs = parseAge(opts.olderThan);
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+        const keep = Number(opts.keep);
+        if (!Number.isInteger(keep) || keep < 0) throw new UsageError(`--keep ${opts.keep}: expected a whole number ≥ 0`);
+        const config = await openConfig(opts);
+        const store = openStore(config.store);
+        try {
+          const report = await collectGarbage(store, { olderThanMs, apply: Boolean(opts.apply), ...(opts.artifacts ? { artifacts: { keep } } : {}) });
+          if (opts.json) printJson(report);
+          else {
+            const verb = report.applied ? "removed" : "would remove";
+            for (const [what, list] of Object.entries({ temp: report.temp, outbox: report.outbox, artifacts: report.artifacts, uploads: report.uploads })) {
+              if (list.length) process.stdout.write(`${verb} ${list.length} ${what}:\n${list.map((k) => `  ${k}\n`).join("")}`);
+            }
+            if (!report.applied && report.temp.length + report.outbox.length + report.artifacts.length + report.uploads.length > 0) process.stdout.write("(dry run: add --apply to delete)\n");
+          }
+          process.exitCode = EXIT.ok;
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        const code = reportError(error, Boolean(opts.json));
+        process.exitCode = error instanceof UsageError ? EXIT.usage : code;
+      }
+    });
+}
