@@ -181,12 +181,23 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     let facts: ArtifactFacts;
     let reconciled = false;
     let plausibility: ManifestEntry["plausibility"];
+    // Plausibility against history; the same judgement whether the bytes were just computed or found, so a run
+    // that resumes after a crash records exactly what an uninterrupted one would.
+    const judge = async (f: ArtifactFacts): Promise<ManifestEntry["plausibility"]> => {
+      const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
+      const history = [...(start?.manifest.current ? [start.manifest.current] : []), ...(await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, rules.window))];
+      const verdict = checkPlausibility({ rows: f.rows, areaM2: f.areaM2, history, rules, override: Boolean(opts.overridePlausibility), pins, codeVersion: `${task.name}@${task.version}` });
+      if (!verdict.ok) {
+        throw new RefreshError(`implausible result for ${partition.dataset} ${partition.region} ${partition.date}: ${verdict.notes.join("; ")}; nothing was published (rerun with --override-plausibility to accept it)`, "invalid");
+      }
+      return { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) };
+    };
     const existing = await store.get(aKey).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
     if (existing) {
       reconciled = true;
       facts = await inspectArtifact(existing.body, store.locate(aKey), storage, validator);
       if (facts.problems.length) throw new RefreshError(`existing artifact ${store.locate(aKey)} fails validation: ${facts.problems.join("; ")}`, "invalid");
-      plausibility = { status: "passed", notes: ["artifact already existed; plausibility was checked when it was first published"] };
+      plausibility = await judge(facts);
     } else {
       // Compute, reproject to the storage CRS, write.
       const ctx = { partition, pins, params, input: async (name: string) => {
@@ -207,13 +218,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       const readBack = (await store.get(temp)).body;
       facts = await inspectArtifact(readBack, store.locate(temp), storage, validator);
       if (facts.problems.length) throw new RefreshError(`validation failed for ${partition.dataset} ${partition.region} ${partition.date}: ${facts.problems.join("; ")}`, "invalid");
-      const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
-      const history = [...(start?.manifest.current ? [start.manifest.current] : []), ...(await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, rules.window))];
-      const verdict = checkPlausibility({ rows: facts.rows, areaM2: facts.areaM2, history, rules, override: Boolean(opts.overridePlausibility), pins, codeVersion: `${task.name}@${task.version}` });
-      if (!verdict.ok) {
-        throw new RefreshError(`implausible result for ${partition.dataset} ${partition.region} ${partition.date}: ${verdict.notes.join("; ")}; nothing was published (rerun with --override-plausibility to accept it)`, "invalid");
-      }
-      plausibility = { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) };
+      plausibility = await judge(facts);
       if (start?.manifest.current?.sha256 !== facts.sha256) {
         // 6a. Publish write-once. A concurrent run of the same key must have written the same bytes.
         try {

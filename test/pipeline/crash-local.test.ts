@@ -1,0 +1,4 @@
+import { describeCrashPoints } from "./crash.js";
+
+describeCrashPoints("fs");
+describeCrashPoints("memory");
