@@ -14,9 +14,10 @@ export class ProcessPool {
     private readonly readers: Interface[],
   ) {}
 
-  static async start(url: string, size: number, env: Record<string, string>): Promise<ProcessPool> {
+  /** `worker` is a script speaking the JSON-lines protocol; it gets the store URL and its own id as arguments. */
+  static async start(url: string, size: number, env: Record<string, string>, worker: string = WORKER): Promise<ProcessPool> {
     const children = Array.from({ length: size }, (_, i) =>
-      spawn(process.execPath, ["--import", "tsx", WORKER, url, `p${i}`], { env: { ...process.env, ...env }, stdio: "pipe" }),
+      spawn(process.execPath, ["--import", "tsx", worker, url, `p${i}`], { env: { ...process.env, ...env }, stdio: "pipe" }),
     );
     const stderr: string[] = [];
     for (const child of children) child.stderr.on("data", (d: Buffer) => stderr.push(d.toString()));
@@ -34,10 +35,14 @@ export class ProcessPool {
 
   /** Sends one command to the first `processes` processes at once and collects their answers. */
   async round<T>(command: Record<string, unknown>, processes = this.children.length): Promise<T[]> {
-    const line = `${JSON.stringify(command)}\n`;
-    const taking = this.children.slice(0, processes);
-    for (const child of taking) child.stdin.write(line);
-    return Promise.all(this.lines.slice(0, processes).map((it) => this.next(it, String(command.tag)))) as Promise<T[]>;
+    return this.roundEach<T>(() => command, processes);
+  }
+
+  /** Like round(), with a command per process (same tag for all). */
+  async roundEach<T>(command: (index: number) => Record<string, unknown>, processes = this.children.length): Promise<T[]> {
+    const commands = this.children.slice(0, processes).map((_, i) => command(i));
+    commands.forEach((c, i) => this.children[i]?.stdin.write(`${JSON.stringify(c)}\n`));
+    return Promise.all(this.lines.slice(0, processes).map((it, i) => this.next(it, String(commands[i]?.tag)))) as Promise<T[]>;
   }
 
   async stop(): Promise<void> {
