@@ -114,19 +114,25 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache });
     close = () => validator.close();
   }
-  let next = 0;
+  // A region's dates run one after another (regions run side by side), so each partition's plausibility check
+  // sees the same earlier versions whatever the concurrency or timing: the manifests a backfill writes do not
+  // depend on scheduling.
+  const queues = new Map<string, number[]>();
+  partitions.forEach((p, i) => queues.set(p.region, [...(queues.get(p.region) ?? []), i]));
+  const ready = [...queues.values()];
   let done = 0;
   try {
     const lane = async () => {
-      while (next < partitions.length) {
-        const i = next++;
-        const r = await refresh(partitions[i] as Partition);
-        results[i] = r;
-        counts[r.outcome]++;
-        opts.onResult?.(r, ++done, partitions.length);
+      for (let queue = ready.shift(); queue; queue = ready.shift()) {
+        for (const i of queue) {
+          const r = await refresh(partitions[i] as Partition);
+          results[i] = r;
+          counts[r.outcome]++;
+          opts.onResult?.(r, ++done, partitions.length);
+        }
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, lane));
+    await Promise.all(Array.from({ length: Math.min(concurrency, queues.size) }, lane));
   } finally {
     await close();
   }

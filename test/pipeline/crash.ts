@@ -7,46 +7,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readManifest } from "../../src/manifest/codec.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
-import { sha256Hex } from "../../src/store/digest.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
+import { manifestsConsistent, visible } from "../helpers/visible.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { openFixture } from "../helpers/stores.js";
 import type { Backend } from "../helpers/stores.js";
 
 const partition = { dataset: "crash", region: "north", date: "2026-01-01" };
-
-/** Every object readers or deliverers may see, with run-specific manifest fields (run id, wall clock) removed. */
-async function visible(store: ObjectStore): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for await (const e of store.list("")) {
-    if (e.key.startsWith("_tmp/") || e.key.startsWith("_probe/")) continue; // only gc and nobody else sees these
-    const body = (await store.get(e.key)).body;
-    if (e.key.startsWith("manifests/")) {
-      const m = JSON.parse(new TextDecoder().decode(body));
-      for (const entry of [m.current, ...m.history]) if (entry) for (const f of ["run_id", "promoted_at"]) delete entry[f];
-      out[e.key] = JSON.stringify(m);
-    } else if (e.key.startsWith("outbox/")) {
-      // The event names its artifact by this store's URL; stores in this test live at different places.
-      const root = store.locate("x").slice(0, -1);
-      out[e.key] = new TextDecoder().decode(body).replace(root, "<store>/");
-    } else out[e.key] = sha256Hex(body);
-  }
-  return out;
-}
-
-/** No manifest points at a missing object or at bytes other than the ones it recorded. */
-async function manifestsConsistent(store: ObjectStore): Promise<void> {
-  for await (const e of store.list("manifests/")) {
-    const m = (await readManifest(store, e.key))?.manifest;
-    for (const entry of [m?.current, ...(m?.history ?? [])]) {
-      if (!entry) continue;
-      expect(sha256Hex((await store.get(entry.artifact)).body), `${e.key} → ${entry.artifact}`).toBe(entry.sha256);
-    }
-  }
-}
 
 export function describeCrashPoints(backend: Backend, every = 1): void {
   describe(`crash at every store call of a refresh (${backend}${every > 1 ? `, every ${every}th call` : ""})`, () => {

@@ -1,0 +1,74 @@
+/** kill -9 a real `georefresh backfill` at a random moment, re-run, and find the store a clean run would leave. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backfill } from "../../src/pipeline/backfill.js";
+import { loadTask } from "../../src/pipeline/task-ref.js";
+import type { TaskDefinition } from "../../src/pipeline/task.js";
+import { FsStore } from "../../src/store/fs.js";
+import type { ObjectStore } from "../../src/store/types.js";
+import { VERSIONS, writePoints } from "../helpers/points-task.js";
+import { openFixture } from "../helpers/stores.js";
+import type { Backend } from "../helpers/stores.js";
+import { manifestsConsistent, visible } from "../helpers/visible.js";
+
+const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+const RANGE = { from: "2026-01-01", to: "2026-01-31" };
+
+export function describeKills(backend: Backend, trials = 10): void {
+  describe(`kill -9 during a backfill (${backend})`, () => {
+    let dir: string;
+    let task: TaskDefinition;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "georefresh-kill-"));
+      writePoints(join(dir, "points.json"), 400);
+      const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
+      writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))});\n`);
+      writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
+      task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    const finish = (store: ObjectStore) => backfill({ store, dataset: "k", task, versions: VERSIONS, ...RANGE, threads: 0 });
+
+    it(`${trials} kills at random moments: the re-run always ends where a clean run ends`, async () => {
+      const ref = await openFixture(backend);
+      const clean = await finish(ref.store);
+      expect(clean.counts.promoted).toBe(62);
+      const expected = await visible(ref.store);
+      await ref.dispose();
+
+      const killedMidway: number[] = [];
+      for (let trial = 0; trial < trials; trial++) {
+        const fx = await openFixture(backend);
+        try {
+          writeFileSync(join(dir, "config.json"), JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }));
+          const child = spawn(process.execPath, ["--import", "tsx", MAIN, "backfill", "--dataset", "k", "--from", RANGE.from, "--to", RANGE.to, "--config", join(dir, "config.json")], {
+            env: { ...process.env, ...fx.env },
+            stdio: ["ignore", "ignore", "pipe"],
+          });
+          let done = 0;
+          child.stderr.on("data", (d: Buffer) => (done += (d.toString().match(/^\d+\/62 /gm) ?? []).length));
+          const exited = new Promise((r) => child.once("exit", r));
+          // Somewhere between start-up and the end of the work.
+          await Promise.race([new Promise((r) => setTimeout(r, 800 + Math.random() * 2500)), exited]);
+          child.kill("SIGKILL");
+          await exited;
+          killedMidway.push(done);
+          await manifestsConsistent(fx.store);
+          const rerun = await finish(fx.store);
+          expect(rerun.counts.failed + rerun.counts.invalid + rerun.counts.superseded, JSON.stringify(rerun.counts)).toBe(0);
+          expect(await visible(fx.store), `trial ${trial}, killed after ${done} partitions`).toEqual(expected);
+          if (fx.store instanceof FsStore) expect(readdirSync(join(fx.store.root, ".georefresh", "locks"))).toEqual([]);
+        } finally {
+          await fx.dispose();
+        }
+      }
+      // The kills landed while work was in progress, not only before it began or after it ended.
+      expect(killedMidway.some((d) => d > 0 && d < 62), JSON.stringify(killedMidway)).toBe(true);
+    }, 600_000);
+  });
+}
