@@ -4,7 +4,7 @@ import { openStore } from "../store/open.js";
 import { backfill, BackfillError, parseShard } from "../pipeline/backfill.js";
 import { ConfigError } from "../pipeline/config.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
-import type { Outcome } from "../pipeline/refresh.js";
+import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
@@ -26,10 +26,12 @@ interface BackfillCliOptions extends CommonOptions {
 const OUTCOME_HELP = `
 Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
 nothing published) → 1; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
-usage error → 2. A backfill exits with the worst code of its partitions.`;
+usage error → 2; the store is unusable (unreachable, credentials refused, ignores conditional writes) → 3.
+A backfill exits with the worst code of its partitions (3 > 5 > 4 > 1 > 0).`;
 
-/** Worst exit code wins: failed > superseded > invalid > ok. */
-function exitFor(counts: Record<Outcome, number>): number {
+/** Worst exit code wins: store unusable > failed > superseded > invalid > ok. */
+function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
+  if (results.some((r) => r?.storeProblem)) return EXIT.store;
   if (counts.failed) return OUTCOME_EXIT.failed;
   if (counts.superseded) return OUTCOME_EXIT.superseded;
   if (counts.invalid) return OUTCOME_EXIT.invalid;
@@ -62,7 +64,7 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         overridePlausibility: opts.overridePlausibility,
         onResult: progress.onResult,
       });
-      const code = exitFor(summary.counts);
+      const code = exitFor(summary.counts, summary.results);
       if (json) printJson({ ok: code === EXIT.ok, ...summary });
       else if (!single || code !== EXIT.ok) {
         const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");

@@ -56,6 +56,11 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
   if (!store) throw new ConfigError(`${full}: "store" is missing (a directory, file://, memory:// or s3:// URL)`);
   const versions = doc.versions === undefined ? {} : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
   const datasets: Config["datasets"] = {};
+  for (const name of Object.keys(doc.datasets as object)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(name)) {
+      throw new ConfigError(`${full}: dataset name ${JSON.stringify(name)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (no '/', '..' or control characters)`);
+    }
+  }
   for (const [name, raw] of Object.entries(doc.datasets as Record<string, { task?: string; module?: string; export?: string; params?: Record<string, unknown> }>)) {
     let ref: TaskRef;
     if (raw.task) {

@@ -10,7 +10,7 @@ import { readManifest } from "../manifest/codec.js";
 import { outboxId, recordEvent } from "../manifest/outbox.js";
 import { promote } from "../manifest/promote.js";
 import type { ManifestEntry } from "../manifest/types.js";
-import { AlreadyExistsError, NotFoundError } from "../store/errors.js";
+import { AlreadyExistsError, isStoreError, NotFoundError } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { inspectArtifact } from "./artifact.js";
@@ -44,8 +44,8 @@ export interface RefreshResult {
   sha256?: string;
   rows?: number;
   message: string;
-  /** Store requests this refresh made, by kind (for the no-op re-run budget). */
-  requests?: number;
+  /** Set when a `failed` outcome came from the store itself (unreachable, credentials, bucket, capability). */
+  storeProblem?: true;
 }
 
 export interface RefreshOptions {
@@ -66,6 +66,7 @@ export class RefreshError extends Error {
   constructor(
     message: string,
     readonly outcome: "invalid" | "failed",
+    readonly storeProblem = false,
   ) {
     super(message);
     this.name = "RefreshError";
@@ -81,7 +82,7 @@ async function ensureProbed(store: ObjectStore): Promise<void> {
     p = probeStore(store).then((report) => {
       if (!report.ok) {
         const failed = report.checks.find((c) => !c.ok);
-        throw new RefreshError(`refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`, "failed");
+        throw new RefreshError(`refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`, "failed", true);
       }
     });
     probed.set(store.url, p);
@@ -273,9 +274,10 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     if (promoted.outcome === "superseded") return result("superseded", `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`, extra);
     return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, extra);
   } catch (error) {
-    if (error instanceof RefreshError) return result(error.outcome, error.message);
+    if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true } : {});
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
-    return result("failed", error instanceof Error ? error.message : String(error));
+    const storeProblem = isStoreError(error) && ["Unavailable", "AccessDenied", "Misconfigured", "LockTimeout"].includes(error.code);
+    return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true } : {});
   } finally {
     // 8. Clean up the temp key (gc removes any a crash left behind).
     if (temp) await opts.store.delete(temp).catch(() => undefined);
