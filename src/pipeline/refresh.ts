@@ -177,6 +177,8 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     const { storage, params, pins, inputs, key, mKey, aKey, start } = planned;
     const unchanged = await alreadyCurrent(store, planned, result);
     if (unchanged) return unchanged;
+    // Before writing anything: a store that ignores conditional writes must not receive a single artifact.
+    await ensureProbed(store);
 
     // 3. Skip the work when the artifact exists; its bytes are still checked before the manifest points at it.
     let facts: ArtifactFacts;
@@ -234,7 +236,6 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     }
 
     // 6b. Promote with a conditional write of the manifest.
-    await ensureProbed(store);
     const entry: ManifestEntry = {
       key,
       artifact: aKey,
