@@ -25,6 +25,8 @@ export interface OutboxRecord {
   status: "pending" | "sent" | "void";
   attempts: number;
   last_error: string | null;
+  /** A deliverer working on it until then (wall clock; delivery bookkeeping only, never in a key). */
+  claimed_until: string | null;
 }
 
 export const outboxPrefix = (dataset?: string) => `outbox/${dataset ? `${dataset}/` : ""}`;
@@ -52,7 +54,7 @@ export function decodeRecord(bytes: Uint8Array, where: string): OutboxRecord {
 /** Records the event for a change; a second call for the same change finds it there and succeeds. */
 export async function recordEvent(store: ObjectStore, event: OutboxEvent): Promise<void> {
   try {
-    await store.put(outboxKey(event.dataset, event.id), encodeRecord({ event, status: "pending", attempts: 0, last_error: null }), { mode: "create", contentType: "application/json" });
+    await store.put(outboxKey(event.dataset, event.id), encodeRecord({ event, status: "pending", attempts: 0, last_error: null, claimed_until: null }), { mode: "create", contentType: "application/json" });
   } catch (error) {
     if (!(error instanceof AlreadyExistsError)) throw error;
   }

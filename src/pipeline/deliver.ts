@@ -75,9 +75,18 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       note(event.id, "waiting", "its change is not in the manifest (not promoted yet, or lost its race; gc removes stale ones)");
       continue;
     }
-    // Claim: one conditional write, so of two deliverers racing for this event only one posts it now.
+    // Claim by a conditional write with a lease: of two deliverers racing for this event only one posts it, and
+    // a deliverer that died mid-claim holds it only until the lease runs out.
+    const now = Date.now();
+    if (found.record.claimed_until && Date.parse(found.record.claimed_until) > now) {
+      note(event.id, "claimed-elsewhere", `claimed until ${found.record.claimed_until}`);
+      continue;
+    }
+    const attempts = opts.attempts ?? 5;
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const lease = attempts * timeoutMs + (opts.backoffMs ?? 200) * 2 ** attempts * 1.5 + 30_000;
     let version: string;
-    const claimed: OutboxRecord = { ...found.record, attempts: found.record.attempts + 1 };
+    const claimed: OutboxRecord = { ...found.record, attempts: found.record.attempts + 1, claimed_until: new Date(now + lease).toISOString() };
     try {
       version = (await store.put(key, encodeRecord(claimed), { mode: { update: found.version } })).version;
     } catch (error) {
@@ -87,11 +96,11 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
     }
     const body = JSON.stringify(event);
     let outcome = { ok: false, retry: true, detail: "" };
-    for (let attempt = 0; attempt < (opts.attempts ?? 5) && !outcome.ok && outcome.retry; attempt++) {
+    for (let attempt = 0; attempt < attempts && !outcome.ok && outcome.retry; attempt++) {
       if (attempt > 0) await sleep((opts.backoffMs ?? 200) * 2 ** (attempt - 1) * (0.5 + Math.random()));
-      outcome = await post(opts.webhook, body, event.id, opts.secret, opts.timeoutMs ?? 10_000);
+      outcome = await post(opts.webhook, body, event.id, opts.secret, timeoutMs);
     }
-    const next: OutboxRecord = outcome.ok ? { ...claimed, status: "sent", last_error: null } : { ...claimed, last_error: outcome.detail };
+    const next: OutboxRecord = outcome.ok ? { ...claimed, status: "sent", last_error: null, claimed_until: null } : { ...claimed, last_error: outcome.detail, claimed_until: null };
     try {
       await store.put(key, encodeRecord(next), { mode: { update: version } });
     } catch (error) {
