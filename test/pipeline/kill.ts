@@ -50,11 +50,19 @@ export function describeKills(backend: Backend, trials = 10): void {
             env: { ...process.env, ...fx.env },
             stdio: ["ignore", "ignore", "pipe"],
           });
+          // The first trial dies during start-up; the others after a random number of partitions (plus a random
+          // few ms, so the kill lands anywhere inside the next partition's steps), whatever the machine's speed.
+          const target = trial === 0 ? 0 : 1 + Math.floor(Math.random() * 60);
           let done = 0;
-          child.stderr.on("data", (d: Buffer) => (done += (d.toString().match(/^\d+\/62 /gm) ?? []).length));
+          let reached: () => void = () => undefined;
+          const progressed = new Promise<void>((r) => (reached = r));
+          child.stderr.on("data", (d: Buffer) => {
+            done += (d.toString().match(/^\d+\/62 /gm) ?? []).length;
+            if (done >= target) reached();
+          });
           const exited = new Promise((r) => child.once("exit", r));
-          // Somewhere between start-up and the end of the work.
-          await Promise.race([new Promise((r) => setTimeout(r, 800 + Math.random() * 2500)), exited]);
+          await Promise.race([trial === 0 ? new Promise((r) => setTimeout(r, 300)) : progressed, exited]);
+          await new Promise((r) => setTimeout(r, Math.random() * 20));
           child.kill("SIGKILL");
           await exited;
           killedMidway.push(done);
