@@ -41,7 +41,8 @@ async function post(url: string, body: string, id: string, secret: string | unde
     if (res.ok) return { ok: true, retry: false, detail: `HTTP ${res.status}` };
     return { ok: false, retry: res.status >= 500 || res.status === 429 || res.status === 408, detail: `HTTP ${res.status}` };
   } catch (error) {
-    return { ok: false, retry: true, detail: (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `${(error as Error).message}` };
+    const e = error as Error & { cause?: { code?: string } };
+    return { ok: false, retry: true, detail: e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}` };
   }
 }
 

@@ -7,6 +7,11 @@ import { outboxPrefix } from "../../src/manifest/outbox.js";
 import { deliverOutbox } from "../../src/pipeline/deliver.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
 import { FsStore } from "../../src/store/fs.js";
+import { openStore } from "../../src/store/open.js";
+import type { ObjectStore } from "../../src/store/types.js";
+import { runCli } from "../helpers/cli.js";
+import { openFixture, s3Env } from "../helpers/stores.js";
+import type { Backend, StoreFixture } from "../helpers/stores.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { startReceiver } from "../helpers/receiver.js";
 import type { Receiver } from "../helpers/receiver.js";
@@ -14,21 +19,30 @@ import { snapshot } from "../helpers/snapshot.js";
 
 const SECRET = "hmac-test-secret";
 
-describe("outbox and deliver", () => {
+export function describeOutbox(backend: Backend): void {
+describe(`outbox and deliver (${backend})`, () => {
   let dir: string;
   let receiver: Receiver;
+  const fixtures: StoreFixture[] = [];
+  /** A fresh store of this backend per test, plus a second client of the same store for a second deliverer. */
+  const fresh = async (): Promise<{ store: ObjectStore; twin: () => ObjectStore; url: string }> => {
+    const fx = await openFixture(backend);
+    fixtures.push(fx);
+    return { store: fx.store, twin: () => (fx.store instanceof FsStore ? new FsStore(fx.store.root) : openStore(fx.url as string)), url: fx.url as string };
+  };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-outbox-"));
     receiver = await startReceiver(SECRET);
   });
   afterAll(async () => {
     await receiver.close();
+    for (const fx of fixtures) await fx.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
   const opts = () => ({ webhook: receiver.url, secret: SECRET, backoffMs: 5 });
 
   it("one event per change, however often it is re-run; delivered once, signed, with its id as Idempotency-Key", async () => {
-    const store = new FsStore(join(dir, "once"));
+    const { store } = await fresh();
     writePoints(join(dir, "once.json"), 20);
     const task = pointsTask(join(dir, "once.json"));
     const partition = { dataset: "ev", region: "north", date: "2026-01-01" };
@@ -47,7 +61,7 @@ describe("outbox and deliver", () => {
   });
 
   it("a receiver that fails twice then succeeds gets the event", async () => {
-    const store = new FsStore(join(dir, "flaky"));
+    const { store } = await fresh();
     writePoints(join(dir, "flaky.json"), 20);
     await refreshPartition({ store, task: pointsTask(join(dir, "flaky.json")), partition: { dataset: "flaky", region: "south", date: "2026-01-01" }, versions: VERSIONS });
     receiver.failNext = 2;
@@ -59,7 +73,7 @@ describe("outbox and deliver", () => {
   });
 
   it("an event that cannot be delivered stays pending and is sent by a later run", async () => {
-    const store = new FsStore(join(dir, "later"));
+    const { store } = await fresh();
     writePoints(join(dir, "later.json"), 20);
     await refreshPartition({ store, task: pointsTask(join(dir, "later.json")), partition: { dataset: "later", region: "north", date: "2026-01-01" }, versions: VERSIONS });
     receiver.failNext = 2;
@@ -71,12 +85,12 @@ describe("outbox and deliver", () => {
   });
 
   it("two concurrent deliverers: every event applied exactly once, none lost", async () => {
-    const store = new FsStore(join(dir, "many"));
+    const { store, twin } = await fresh();
     writePoints(join(dir, "many.json"), 20);
     const task = pointsTask(join(dir, "many.json"));
     for (let d = 1; d <= 6; d++) await refreshPartition({ store, task, partition: { dataset: "many", region: "north", date: `2026-02-0${d}` }, versions: VERSIONS });
     const applied = receiver.applied.size;
-    const [a, b] = await Promise.all([deliverOutbox(new FsStore(store.root), opts()), deliverOutbox(new FsStore(store.root), opts())]);
+    const [a, b] = await Promise.all([deliverOutbox(twin(), opts()), deliverOutbox(twin(), opts())]);
     expect(a.counts.sent + b.counts.sent).toBe(6);
     expect(receiver.applied.size - applied).toBe(6);
     const keys = receiver.posts.map((p) => p.key);
@@ -84,8 +98,23 @@ describe("outbox and deliver", () => {
     expect((await deliverOutbox(store, opts())).counts["already-sent"]).toBe(6);
   });
 
+  it("the deliver command: secret from the environment, JSON report, exit 1 while an event cannot be delivered", async () => {
+    const { store, url } = await fresh();
+    writePoints(join(dir, "cli.json"), 20);
+    await refreshPartition({ store, task: pointsTask(join(dir, "cli.json")), partition: { dataset: "cli", region: "north", date: "2026-01-01" }, versions: VERSIONS });
+    const env = { ...(backend === "s3" ? s3Env() : {}), GEOREFRESH_WEBHOOK_SECRET: SECRET };
+    const down = await runCli(["deliver", "--webhook", "http://127.0.0.1:9/hook", "--attempts", "1", "--store", url], env);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/not delivered: fetch failed \(ECONNREFUSED\)/);
+    const before = receiver.posts.length;
+    const r = await runCli(["deliver", "--webhook", receiver.url, "--store", url, "--json"], env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).counts.sent).toBe(1);
+    expect(receiver.posts.slice(before).map((p) => p.signed)).toEqual([true]);
+  }, 60_000);
+
   it("the event of a run that lost its race is never sent", async () => {
-    const store = new FsStore(join(dir, "race"));
+    const { store } = await fresh();
     writePoints(join(dir, "race-a.json"), 20, 1);
     writePoints(join(dir, "race-b.json"), 20, 2);
     const partition = { dataset: "race", region: "north", date: "2026-03-01" };
@@ -98,3 +127,4 @@ describe("outbox and deliver", () => {
     expect(JSON.parse(sent[0]?.body as string).sha256).toBe(winner?.sha256);
   });
 });
+}
