@@ -1,5 +1,7 @@
 /** Outbox and delivery against a real local HTTP receiver. */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,7 +105,11 @@ describe(`outbox and deliver (${backend})`, () => {
     writePoints(join(dir, "cli.json"), 20);
     await refreshPartition({ store, task: pointsTask(join(dir, "cli.json")), partition: { dataset: "cli", region: "north", date: "2026-01-01" }, versions: VERSIONS });
     const env = { ...(backend === "s3" ? s3Env() : {}), GEOREFRESH_WEBHOOK_SECRET: SECRET };
-    const down = await runCli(["deliver", "--webhook", "http://127.0.0.1:9/hook", "--attempts", "1", "--store", url], env);
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r)); // nothing listens there any more
+    const down = await runCli(["deliver", "--webhook", `http://127.0.0.1:${port}/hook`, "--attempts", "1", "--store", url], env);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/not delivered: fetch failed \(ECONNREFUSED\)/);
     const before = receiver.posts.length;
