@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, readFile, unlink, writeFile } from "node:fs/promises";
+import { link, readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LockTimeoutError } from "./errors.js";
@@ -19,6 +19,10 @@ interface Owner {
 }
 
 const SELF: Omit<Owner, "token"> = { pid: process.pid, started: processStart(process.pid) ?? "" };
+
+/** Prefix for scratch files this process stages, so that a sweep can tell a dead process's leftovers by name. */
+export const STAGING_OWNER = `${SELF.pid}-${SELF.started || "0"}-`;
+const STAGED_NAME = /^(\d+)-(\d+)-[^/]+\.(part|lock)$/;
 
 function processStart(pid: number): string | undefined {
   try {
@@ -50,7 +54,7 @@ async function readOwner(path: string): Promise<Owner | undefined> {
 
 async function tryCreate(path: string, stagingDir: string): Promise<Owner | undefined> {
   const owner: Owner = { ...SELF, token: randomUUID() };
-  const staged = join(stagingDir, `${owner.token}.lock`);
+  const staged = join(stagingDir, `${STAGING_OWNER}${owner.token}.lock`);
   await writeFile(staged, JSON.stringify(owner));
   try {
     await link(staged, path);
@@ -118,4 +122,29 @@ export async function withKeyLock<T>(
     await sleep(delay * (0.5 + Math.random()));
     delay = Math.min(delay * 2, 25);
   }
+}
+
+/**
+ * Clears what killed processes left in the store's private directories: locks whose holder is dead (broken the
+ * same careful way a waiting writer breaks them) and staged scratch files named after a dead process. Nothing a
+ * live process owns is touched. Runs once per store instance, before its first write, so a re-run after a crash
+ * leaves no stale lock behind even on keys it never writes.
+ */
+export async function sweepDeadOwners(lockDir: string, stagingDir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(lockDir).catch(() => [] as string[])) {
+    const path = join(lockDir, name);
+    const holder = await readOwner(path);
+    if (!holder || ownerAlive(holder)) continue;
+    if (name.endsWith(".lock")) await breakStale(path, holder, stagingDir);
+    else if (name.endsWith(".lock.break")) await unlink(path).catch(() => {});
+    removed++;
+  }
+  for (const name of await readdir(stagingDir).catch(() => [] as string[])) {
+    const m = STAGED_NAME.exec(name);
+    if (!m || ownerAlive({ pid: Number(m[1]), started: m[2] === "0" ? "" : (m[2] as string), token: "" })) continue;
+    await unlink(join(stagingDir, name)).catch(() => {});
+    removed++;
+  }
+  return removed;
 }

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sha256Hex } from "./digest.js";
 import { AccessDeniedError, AlreadyExistsError, InvalidKeyError, NotFoundError, PreconditionFailedError, StoreError, UnavailableError } from "./errors.js";
-import { withKeyLock } from "./fs-lock.js";
+import { STAGING_OWNER, sweepDeadOwners, withKeyLock } from "./fs-lock.js";
 import { compareKeys, validateKey, validatePrefix } from "./keys.js";
 import { checkRange } from "./range.js";
 import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
@@ -170,7 +170,9 @@ export class FsStore implements ObjectStore {
 
   private prepare(): Promise<void> {
     this.ready ??= Promise.all([mkdir(this.stagingDir, { recursive: true }), mkdir(this.lockDir, { recursive: true })]).then(
-      () => undefined,
+      async () => {
+        await sweepDeadOwners(this.lockDir, this.stagingDir);
+      },
       (error: unknown) => {
         this.ready = undefined;
         throw this.fsError(error, this.root);
@@ -180,7 +182,7 @@ export class FsStore implements ObjectStore {
   }
 
   private async stage(body: Uint8Array): Promise<string> {
-    const staged = join(this.stagingDir, `${randomUUID()}.part`);
+    const staged = join(this.stagingDir, `${STAGING_OWNER}${randomUUID()}.part`);
     const handle = await open(staged, "wx");
     try {
       await handle.writeFile(body);

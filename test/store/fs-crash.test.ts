@@ -43,6 +43,20 @@ describe("filesystem store under crashes", () => {
     expect(readdirSync(join(dir, ".georefresh", "locks"))).toEqual([]);
   });
 
+  it("sweeps locks and staged files of dead processes on its first write, even on keys it never writes", async () => {
+    const dead = await deadPid();
+    await store.put("other", new TextEncoder().encode("x"));
+    writeFileSync(lockPathOf(dir, "never-written-again"), JSON.stringify({ pid: dead, started: "1", token: "dead" }));
+    writeFileSync(lockPathOf(dir, "held-by-me"), JSON.stringify({ pid: process.pid, started: "", token: "alive" }));
+    writeFileSync(join(dir, ".georefresh", "staging", `${dead}-1-abc.part`), "partial");
+    writeFileSync(join(dir, ".georefresh", "staging", `${process.pid}-0-live.part`), "in progress");
+    const next = new FsStore(dir);
+    expect(readdirSync(join(dir, ".georefresh", "locks"))).toHaveLength(2); // nothing happens before a write
+    await next.put("other", new TextEncoder().encode("y"));
+    expect(readdirSync(join(dir, ".georefresh", "locks"))).toEqual([lockPathOf(dir, "held-by-me").split("/").pop()]);
+    expect(readdirSync(join(dir, ".georefresh", "staging"))).toEqual([`${process.pid}-0-live.part`]);
+  });
+
   it("waits for a live holder and then says who holds the lock", async () => {
     await store.put("k", new TextEncoder().encode("v1"));
     writeFileSync(lockPathOf(dir, "k"), JSON.stringify({ pid: process.pid, started: "", token: "alive" }));
@@ -70,9 +84,13 @@ describe("filesystem store under crashes", () => {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));
       const staging = join(dir, ".georefresh", "staging");
-      const leftovers = readdirSync(staging).filter((f) => f.endsWith(".part"));
+      const leftovers = readdirSync(staging).filter((f) => f.startsWith(`${child.pid}-`));
       if (leftovers.length > 0) killedMidWrite++;
-      for (const f of leftovers) rmSync(join(staging, f));
+      // The next process's first write sweeps the dead writer's staged parts and locks.
+      store = new FsStore(dir, { lockTimeoutMs: 2_000 });
+      await store.put("sweep", new TextEncoder().encode("x"));
+      expect(readdirSync(staging).filter((f) => f.startsWith(`${child.pid}-`))).toEqual([]);
+      expect(readdirSync(join(dir, ".georefresh", "locks"))).toEqual([]);
       for (const key of await keys(store)) {
         const { body } = await store.get(key);
         if (key.startsWith("victim/obj-")) {
