@@ -1,6 +1,9 @@
 export * from "./store/index.js";
 export { defineTask } from "./pipeline/task.js";
 export type { Partition, TaskContext, TaskDefinition, PlausibilityRules } from "./pipeline/task.js";
+export { ComputeOutputError } from "./pipeline/compute-output.js";
+export type { ComputeBatch, ComputeOutput } from "./pipeline/compute-output.js";
+export { encodeWkbColumn } from "./geo/wkb.js";
 export { refreshPartition, OUTCOME_EXIT } from "./pipeline/refresh.js";
 export type { Outcome, RefreshResult, RefreshOptions } from "./pipeline/refresh.js";
 export { backfill } from "./pipeline/backfill.js";

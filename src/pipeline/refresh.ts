@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { crsFromCode, reproject } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs.js";
 import { GeometryValidator } from "../geo/validity.js";
-import { featuresToTable } from "../geoparquet/features.js";
-import type { Feature } from "../geoparquet/features.js";
 import { GEOPARQUET_VERSION } from "../geoparquet/metadata.js";
 import { writeGeoParquet, WRITER_ID } from "../geoparquet/write.js";
 import { checkPlausibility, regionHistory } from "../manifest/checks.js";
@@ -15,6 +13,7 @@ import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { inspectArtifact } from "./artifact.js";
 import type { ArtifactFacts } from "./artifact.js";
+import { ComputeOutputError, tableFromCompute } from "./compute-output.js";
 import { fingerprint } from "./fingerprint.js";
 import { resolveInput } from "./identity.js";
 import type { ResolvedInput } from "./identity.js";
@@ -89,15 +88,6 @@ async function ensureProbed(store: ObjectStore): Promise<void> {
     p.catch(() => probed.delete(store.url));
   }
   return p;
-}
-
-async function collect(out: Promise<Feature[]> | AsyncIterable<Feature[]>): Promise<Feature[]> {
-  if (Symbol.asyncIterator in (out as object)) {
-    const all: Feature[] = [];
-    for await (const batch of out as AsyncIterable<Feature[]>) all.push(...batch);
-    return all;
-  }
-  return out as Promise<Feature[]>;
 }
 
 /** Steps 1–2 and the manifest as found at run start: everything a run decides from before any work. */
@@ -208,11 +198,10 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
         if (!input) throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
         return input.read();
       } };
-      let features = await collect(task.compute(ctx));
-      const from = crsFromCode(task.crs);
-      if (from.id !== storage.id) features = features.map((f) => ({ ...f, geometry: reproject(f.geometry, from, storage) }));
-      const { table, stats } = featuresToTable(features, task.columns);
-      features = [];
+      const { table, stats } = await tableFromCompute(task.compute(ctx), { columns: task.columns, from: crsFromCode(task.crs), to: storage }).catch((error: unknown) => {
+        if (error instanceof ComputeOutputError) throw new RefreshError(`${task.name} for ${partition.region} ${partition.date}: ${error.message}; nothing was published`, "invalid");
+        throw error;
+      });
       const written = await writeGeoParquet(table, { crs: storage, idColumn: task.idColumn, stats });
       // 4. Write aside.
       temp = tempKey(partition, runId, key);

@@ -1,4 +1,5 @@
-import type { ColumnSpec, Feature } from "../geoparquet/features.js";
+import type { ColumnSpec } from "../geoparquet/features.js";
+import type { ComputeOutput } from "./compute-output.js";
 
 /** One unit of work: a region of a dataset on a logical date. */
 export interface Partition {
@@ -39,7 +40,11 @@ export interface TaskDefinition {
   /** Column that breaks ties in the spatial order (makes output independent of compute's row order). */
   idColumn?: string;
   plausibility?: PlausibilityRules;
-  compute(ctx: TaskContext): Promise<Feature[]> | AsyncIterable<Feature[]>;
+  /**
+   * The partition's rows in `crs`: an array of GeoJSON-like features, or an Arrow table / record batch whose
+   * `geometry` column holds WKB (either byte order, ISO or EWKB) — returned at once or yielded in batches.
+   */
+  compute(ctx: TaskContext): ComputeOutput;
 }
 
 export interface PlausibilityRules {

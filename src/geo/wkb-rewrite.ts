@@ -1,0 +1,156 @@
+import { WKB_CODE } from "./geometry.js";
+import type { GeometryType, Position } from "./geometry.js";
+import { readType, WkbError } from "./wkb.js";
+import type { WkbColumn } from "./wkb.js";
+
+const PART: Partial<Record<GeometryType, GeometryType>> = { MultiPoint: "Point", MultiLineString: "LineString", MultiPolygon: "Polygon" };
+
+/**
+ * Copies one WKB value into canonical form — little-endian ISO WKB, no EWKB SRID — optionally transforming each
+ * coordinate, and tracks the bbox of what it wrote. The output is never longer than the input (an SRID only
+ * shrinks), so one buffer the size of the input column holds the whole result. Methods, not closures: hot path.
+ */
+class WkbRewriter {
+  pos = 0;
+  out = 0;
+  row = 0;
+  z = false;
+  xmin = Infinity;
+  ymin = Infinity;
+  xmax = -Infinity;
+  ymax = -Infinity;
+  private readonly src: DataView;
+  private readonly dst: DataView;
+  private end = 0;
+
+  constructor(
+    input: Uint8Array,
+    output: Uint8Array,
+    private readonly transform: ((p: Position) => Position) | undefined,
+  ) {
+    this.src = new DataView(input.buffer, input.byteOffset, input.byteLength);
+    this.dst = new DataView(output.buffer, output.byteOffset, output.byteLength);
+  }
+
+  value(start: number, end: number, row: number): GeometryType {
+    this.pos = start;
+    this.end = end;
+    this.row = row;
+    this.xmin = this.ymin = Infinity;
+    this.xmax = this.ymax = -Infinity;
+    try {
+      const type = this.geometry(0, undefined);
+      if (this.pos !== end) throw new WkbError(`${end - this.pos} bytes left over after the geometry`, row, this.pos);
+      return type;
+    } catch (error) {
+      // Offsets above are into the whole column; report them within the row's value, as decodeWkb does.
+      if (!(error instanceof WkbError)) throw error;
+      throw new WkbError(error.message.replace(/^row \d+: invalid WKB at byte \d+: /, ""), row, error.byteOffset - start);
+    }
+  }
+
+  private need(k: number, what: string): void {
+    if (this.pos + k > this.end) throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.end - this.pos} left`, this.row, this.pos);
+  }
+
+  private count(le: boolean, what: string, minEach: number): number {
+    this.need(4, what);
+    const k = this.src.getUint32(this.pos, le);
+    this.pos += 4;
+    this.need(k * minEach, `${k} × ${what.replace(" count", "")}`);
+    this.dst.setUint32(this.out, k, true);
+    this.out += 4;
+    return k;
+  }
+
+  private coord(le: boolean, empty: boolean): void {
+    const { src, dst } = this;
+    let x = src.getFloat64(this.pos, le);
+    let y = src.getFloat64(this.pos + 8, le);
+    let z = this.z ? src.getFloat64(this.pos + 16, le) : NaN;
+    this.pos += this.z ? 24 : 16;
+    if (empty) x = y = z = NaN; // POINT EMPTY, written as the canonical NaN
+    else if (this.transform) {
+      const p = this.transform(this.z ? [x, y, z] : [x, y]);
+      x = p[0] as number;
+      y = p[1] as number;
+    }
+    dst.setFloat64(this.out, x, true);
+    dst.setFloat64(this.out + 8, y, true);
+    if (this.z) dst.setFloat64(this.out + 16, z, true);
+    this.out += this.z ? 24 : 16;
+    if (empty) return;
+    if (x < this.xmin) this.xmin = x;
+    if (x > this.xmax) this.xmax = x;
+    if (y < this.ymin) this.ymin = y;
+    if (y > this.ymax) this.ymax = y;
+  }
+
+  private run(le: boolean): void {
+    const n = this.count(le, "point count", this.z ? 24 : 16);
+    for (let i = 0; i < n; i++) this.coord(le, false);
+  }
+
+  private geometry(depth: number, expected: GeometryType | undefined): GeometryType {
+    if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", this.row, this.pos);
+    this.need(5, "header");
+    const at = this.pos;
+    const order = this.src.getUint8(at);
+    if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, this.row, at);
+    const le = order === 1;
+    const { type, z, srid } = readType(this.src, at + 1, le, this.row);
+    if (expected && type !== expected) throw new WkbError(`a part is a ${type}, expected ${expected}`, this.row, at);
+    if (depth === 0) this.z = z;
+    else if (z !== this.z) throw new WkbError(`a part is ${z ? "XYZ" : "XY"} inside an ${this.z ? "XYZ" : "XY"} geometry; use one dimension per row`, this.row, at);
+    this.pos += 5;
+    if (srid) {
+      this.need(4, "SRID");
+      this.pos += 4;
+    }
+    this.dst.setUint8(this.out, 1);
+    this.dst.setUint32(this.out + 1, WKB_CODE[type] + (z ? 1000 : 0), true);
+    this.out += 5;
+    if (type === "Point") {
+      this.need(z ? 24 : 16, "coordinate");
+      const empty = Number.isNaN(this.src.getFloat64(this.pos, le)) && Number.isNaN(this.src.getFloat64(this.pos + 8, le));
+      this.coord(le, empty);
+    } else if (type === "LineString") {
+      this.run(le);
+    } else if (type === "Polygon") {
+      const rings = this.count(le, "ring count", 4);
+      for (let r = 0; r < rings; r++) this.run(le);
+    } else {
+      const k = this.count(le, type === "GeometryCollection" ? "geometry count" : "part count", 5);
+      for (let i = 0; i < k; i++) this.geometry(depth + 1, PART[type]);
+    }
+    return type;
+  }
+}
+
+/**
+ * A WKB column (as a task or another tool wrote it: either byte order, ISO or EWKB flags, SRIDs) → the same
+ * geometries as canonical little-endian ISO WKB, the bytes encodeWkbColumn would write for them, with every
+ * coordinate passed through `transform` when one is given (reprojection without building geometry objects), plus
+ * per-row bboxes and the set of types. Malformed values throw a WkbError naming the row and byte offset.
+ */
+export function rewriteWkbColumn(data: Uint8Array, offsets: Int32Array, transform?: (p: Position) => Position): WkbColumn {
+  const rows = offsets.length - 1;
+  const base = offsets[0] as number;
+  const out = new Uint8Array((offsets[rows] as number) - base);
+  const outOffsets = new Int32Array(rows + 1);
+  const bboxes = new Float64Array(4 * rows);
+  const types = new Set<string>();
+  const w = new WkbRewriter(data, out, transform);
+  w.out = 0;
+  for (let i = 0; i < rows; i++) {
+    const type = w.value(offsets[i] as number, offsets[i + 1] as number, i);
+    outOffsets[i + 1] = w.out;
+    types.add(w.z ? `${type} Z` : type);
+    const empty = !(w.xmin <= w.xmax);
+    bboxes[4 * i] = empty ? NaN : w.xmin;
+    bboxes[4 * i + 1] = empty ? NaN : w.ymin;
+    bboxes[4 * i + 2] = empty ? NaN : w.xmax;
+    bboxes[4 * i + 3] = empty ? NaN : w.ymax;
+  }
+  return { data: out.subarray(0, w.out), offsets: outOffsets, bboxes, types };
+}
