@@ -32,6 +32,10 @@ class CountingStore implements ObjectStore {
     this.count++;
     return this.inner.head(key);
   }
+  exists(key: string) {
+    this.count++;
+    return this.inner.exists(key);
+  }
   get(key: string, o?: GetOptions) {
     this.count++;
     return this.inner.get(key, o);

@@ -133,8 +133,7 @@ async function plan(opts: RefreshOptions) {
 async function alreadyCurrent(store: ObjectStore, p: Awaited<ReturnType<typeof plan>>, result: (o: Outcome, m: string, e: Partial<RefreshResult>) => RefreshResult) {
   const current = p.start?.manifest.current;
   if (current?.key !== p.key) return undefined;
-  const present = await store.head(p.aKey).then(() => true, (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)));
-  if (!present) {
+  if (!(await store.exists(p.aKey))) {
     throw new RefreshError(`${store.locate(p.mKey)} points at ${store.locate(p.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
   }
   return result("unchanged", `already current: ${p.aKey}`, { key: p.key, sha256: current.sha256, rows: current.rows });

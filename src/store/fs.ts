@@ -66,6 +66,17 @@ export class FsStore implements ObjectStore {
     }
   }
 
+  async exists(key: string): Promise<boolean> {
+    const path = this.pathOf(key);
+    try {
+      return (await stat(path)).isFile();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return false;
+      throw this.fsError(error, key);
+    }
+  }
+
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const handle = await this.openForRead(key);
     try {

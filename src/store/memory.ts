@@ -35,6 +35,10 @@ export class MemoryStore implements ObjectStore {
     return { ...this.entry(key).meta };
   }
 
+  async exists(key: string): Promise<boolean> {
+    return this.objects.has(validateKey(key));
+  }
+
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const entry = this.entry(key);
     return { meta: { ...entry.meta }, body: sliceRange(entry.body, options?.range, key).slice() };

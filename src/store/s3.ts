@@ -98,6 +98,13 @@ export class S3Store implements ObjectStore {
     return { key, size: out.ContentLength ?? 0, version: unquoteEtag(out.ETag), lastModified: out.LastModified ?? new Date(0) };
   }
 
+  async exists(key: string): Promise<boolean> {
+    return this.head(key).then(
+      () => true,
+      (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
+    );
+  }
+
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const Key = this.fullKey(key);
     const range = options?.range;

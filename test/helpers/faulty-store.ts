@@ -42,6 +42,9 @@ export class FaultyStore implements ObjectStore {
   head(key: string) {
     return this.step(() => this.inner.head(key), false);
   }
+  exists(key: string) {
+    return this.step(() => this.inner.exists(key), false);
+  }
   get(key: string, o?: GetOptions) {
     return this.step(() => this.inner.get(key, o), false);
   }

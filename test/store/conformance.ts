@@ -86,6 +86,17 @@ export function describeStoreConformance(backend: Backend): void {
         expect(await codeOf(store.get("basic/big.bin", { range: { offset: big.byteLength + 5, length: 1 } }))).toBe("InvalidRange");
       });
 
+      it("exists answers as head does: absent, stored, a 'directory' of other keys, deleted", async () => {
+        expect(await store.exists("exists/obj")).toBe(false);
+        await store.put("exists/obj", enc("x"));
+        await store.put("exists/dir/child", enc("y"));
+        expect(await store.exists("exists/obj")).toBe(true);
+        expect(await store.exists("exists/dir")).toBe(false); // a prefix of keys is not an object
+        expect(await store.exists("exists/obj/below")).toBe(false);
+        await store.delete("exists/obj");
+        expect(await store.exists("exists/obj")).toBe(false);
+      });
+
       it("deletes, and deleting an absent key succeeds", async () => {
         await store.put("basic/doomed", enc("x"));
         await store.delete("basic/doomed");
@@ -185,7 +196,7 @@ export function describeStoreConformance(backend: Backend): void {
       ];
       for (const [key, why] of bad) {
         it(`rejects ${JSON.stringify(key.length > 40 ? `${key.slice(0, 10)}…(${key.length})` : key)} before any I/O`, async () => {
-          for (const op of [() => store.put(key, enc("x")), () => store.get(key), () => store.head(key), () => store.delete(key)]) {
+          for (const op of [() => store.put(key, enc("x")), () => store.get(key), () => store.head(key), () => store.exists(key), () => store.delete(key)]) {
             const error = await op().catch((e: unknown) => e);
             expect(error).toBeInstanceOf(StoreError);
             expect((error as StoreError).code).toBe("InvalidKey");
