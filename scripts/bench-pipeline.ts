@@ -14,48 +14,9 @@ import { backfill } from "../src/pipeline/backfill.js";
 import { loadTask } from "../src/pipeline/task-ref.js";
 import { FsStore } from "../src/store/fs.js";
 import { S3Store } from "../src/store/s3.js";
-import type { GetOptions, ListOptions, ObjectStore, PutOptions } from "../src/store/types.js";
+import { CountingStore } from "../src/store/counting.js";
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
-/** Counts every store call: the no-op budget is about requests, not time. */
-class CountingStore implements ObjectStore {
-  count = 0;
-  constructor(private readonly inner: ObjectStore) {}
-  get url() {
-    return this.inner.url;
-  }
-  locate(key: string) {
-    return this.inner.locate(key);
-  }
-  head(key: string) {
-    this.count++;
-    return this.inner.head(key);
-  }
-  exists(key: string) {
-    this.count++;
-    return this.inner.exists(key);
-  }
-  get(key: string, o?: GetOptions) {
-    this.count++;
-    return this.inner.get(key, o);
-  }
-  put(key: string, b: Uint8Array, o?: PutOptions) {
-    this.count++;
-    return this.inner.put(key, b, o);
-  }
-  delete(key: string) {
-    this.count++;
-    return this.inner.delete(key);
-  }
-  async *list(prefix: string, o?: ListOptions) {
-    this.count++;
-    yield* this.inner.list(prefix, o);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), "georefresh-bench-pipeline-"));
 process.env.GEOREFRESH_BENCH_INPUT = join(dir, "points.json"); // set before any worker starts: they copy env
@@ -78,9 +39,9 @@ async function benchStore(label: string, store: CountingStore, storeUrl: string)
   const run = () => backfill({ ...common, store, workers: 2, taskRef: { module: TASKS, export: "small" }, storeUrl });
   const [first, tFirst] = await timed(run);
   const [again, tAgain] = await timed(run);
-  store.count = 0;
+  store.reset();
   const counted = await backfill({ ...common, store, threads: 0 });
-  const perPartition = store.count / counted.total;
+  const perPartition = store.total / counted.total;
   rows.push([`${label}: first run, ${first.total} partitions (${first.counts.promoted} promoted), 2 worker threads`, `${tFirst.toFixed(1)} s`, ""]);
   rows.push([`${label}: no-op re-run (${again.counts.unchanged} unchanged)`, `${tAgain.toFixed(2)} s`, `${((tAgain / tFirst) * 100).toFixed(1)}% of the first run`]);
   rows.push([`${label}: store requests per partition on a no-op re-run (${counted.counts.unchanged} unchanged)`, perPartition.toFixed(2), "target ≤ 2"]);

@@ -7,6 +7,7 @@ import { manifestPrefix, partitionOfManifestKey } from "./layout.js";
 import type { VersionsFile } from "./pins.js";
 import { WorkerPool } from "../geo/worker-pool.js";
 import type { ResolvedInput } from "./identity.js";
+import { ArtifactIndex } from "./artifact-index.js";
 import type { PartitionJob } from "./partition-worker.js";
 import type { TaskRef } from "./task-ref.js";
 import { quickCheck, refreshPartition } from "./refresh.js";
@@ -92,6 +93,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   const results: RefreshResult[] = new Array(partitions.length);
   const runId = randomUUID();
   const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length));
+  const artifactIndex = ArtifactIndex.for(opts.store, partitions);
   const threaded = (opts.workers ?? 0) > 0 && opts.taskRef !== undefined && opts.storeUrl !== undefined && !opts.storeUrl.startsWith("memory://");
   let refresh: (p: Partition) => Promise<RefreshResult>;
   let close: () => Promise<void>;
@@ -102,7 +104,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     const inputCache = new Map<string, Promise<ResolvedInput>>();
     refresh = async (partition) => {
       // Settled partitions cost a manifest GET and a HEAD here; only real work goes to a (lazily started) thread.
-      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache });
+      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
       if (quick) return quick;
       pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers));
       return (await pool.run({ job: { ...base, partition } })).result;
@@ -111,7 +113,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   } else {
     const validator = new GeometryValidator({ threads: opts.threads });
     const inputCache = new Map<string, Promise<ResolvedInput>>();
-    refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache });
+    refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache, artifactIndex });
     close = () => validator.close();
   }
   // A region's dates run one after another (regions run side by side), so each partition's plausibility check

@@ -30,6 +30,8 @@ export function checkPartition(p: Partition): Partition {
 
 export const partitionPath = (p: Partition) => `region=${p.region}/date=${p.date}`;
 export const artifactKey = (p: Partition, key: string) => `artifacts/${p.dataset}/${partitionPath(p)}/${key}.parquet`;
+/** Every artifact of a region in the month of `p.date`: the unit an ArtifactIndex lists. */
+export const artifactMonthPrefix = (p: Partition) => `artifacts/${p.dataset}/region=${p.region}/date=${p.date.slice(0, 7)}-`;
 export const tempKey = (p: Partition, runId: string, key: string) => `_tmp/${p.dataset}/${runId}/${key}.parquet`;
 export const manifestKey = (p: Partition) => `manifests/${p.dataset}/${partitionPath(p)}.json`;
 export const manifestPrefix = (dataset: string, region?: string) => `manifests/${dataset}/${region ? `region=${region}/` : ""}`;

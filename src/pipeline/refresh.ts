@@ -13,6 +13,7 @@ import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { inspectArtifact } from "./artifact.js";
 import type { ArtifactFacts } from "./artifact.js";
+import type { ArtifactIndex } from "./artifact-index.js";
 import { ComputeOutputError, tableFromCompute } from "./compute-output.js";
 import { fingerprint } from "./fingerprint.js";
 import { resolveInput } from "./identity.js";
@@ -59,6 +60,8 @@ export interface RefreshOptions {
   runId?: string;
   /** Input identities shared by the partitions of one run, so each input is identified once, at run start. */
   inputCache?: Map<string, Promise<ResolvedInput>>;
+  /** A backfill's listing of the artifacts it may find (S3), so settled partitions skip their HEAD. */
+  artifactIndex?: ArtifactIndex;
 }
 
 export class RefreshError extends Error {
@@ -130,10 +133,11 @@ async function plan(opts: RefreshOptions) {
  * The no-op path: when the manifest already names this key, one GET (manifest) and one HEAD (artifact) settle the
  * partition. Returns undefined when there is work to do.
  */
-async function alreadyCurrent(store: ObjectStore, p: Awaited<ReturnType<typeof plan>>, result: (o: Outcome, m: string, e: Partial<RefreshResult>) => RefreshResult) {
+async function alreadyCurrent(opts: RefreshOptions, p: Awaited<ReturnType<typeof plan>>, result: (o: Outcome, m: string, e: Partial<RefreshResult>) => RefreshResult) {
+  const { store } = opts;
   const current = p.start?.manifest.current;
   if (current?.key !== p.key) return undefined;
-  if (!(await store.exists(p.aKey))) {
+  if (!(await (opts.artifactIndex ? opts.artifactIndex.exists(opts.partition, p.aKey) : store.exists(p.aKey)))) {
     throw new RefreshError(`${store.locate(p.mKey)} points at ${store.locate(p.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
   }
   return result("unchanged", `already current: ${p.aKey}`, { key: p.key, sha256: current.sha256, rows: current.rows });
@@ -146,7 +150,7 @@ async function alreadyCurrent(store: ObjectStore, p: Awaited<ReturnType<typeof p
 export async function quickCheck(opts: RefreshOptions): Promise<RefreshResult | undefined> {
   const runId = opts.runId ?? randomUUID();
   try {
-    return await alreadyCurrent(opts.store, await plan(opts), (outcome, message, extra) => ({ partition: opts.partition, outcome, runId, message, ...extra }));
+    return await alreadyCurrent(opts, await plan(opts), (outcome, message, extra) => ({ partition: opts.partition, outcome, runId, message, ...extra }));
   } catch {
     return undefined;
   }
@@ -164,7 +168,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     const { store, task } = opts;
     const planned = await plan(opts);
     const { storage, params, pins, inputs, key, mKey, aKey, start } = planned;
-    const unchanged = await alreadyCurrent(store, planned, result);
+    const unchanged = await alreadyCurrent(opts, planned, result);
     if (unchanged) return unchanged;
     // Before writing anything: a store that ignores conditional writes must not receive a single artifact.
     await ensureProbed(store);

@@ -10,3 +10,5 @@ export { openStore } from "./open.js";
 export type { OpenStoreOptions } from "./open.js";
 export { probeStore, PROBE_PREFIX } from "./probe.js";
 export type { ProbeCheck, ProbeReport } from "./probe.js";
+export { CountingStore } from "./counting.js";
+export type { StoreCall } from "./counting.js";

@@ -51,6 +51,7 @@ export function unquoteEtag(etag: string | undefined): string {
  */
 export class S3Store implements ObjectStore {
   readonly url: string;
+  readonly prefersListing = true;
   readonly bucket: string;
   readonly prefix: string;
   readonly endpoint: string;

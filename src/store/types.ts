@@ -61,6 +61,11 @@ export interface ListOptions {
 export interface ObjectStore {
   /** The URL this store was opened from, without credentials: for messages and manifests. */
   readonly url: string;
+  /**
+   * True where one LIST page (up to 1,000 keys) costs about what one HEAD costs, as on S3, so that checking many
+   * keys under one prefix is cheaper by listing it. Absent or false on local stores, where a stat is cheaper.
+   */
+  readonly prefersListing?: boolean;
   /** Where a reader finds the object outside georefresh: an absolute path, or an s3:// URL. */
   locate(key: string): string;
   /** Throws NotFoundError when absent. */
