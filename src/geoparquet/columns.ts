@@ -17,7 +17,8 @@ export function binaryColumn(vector: Vector, name: string): { data: Uint8Array; 
   const offsets = new Int32Array(rows + 1);
   const first = vector.data[0];
   if (vector.data.length === 1 && first && first.valueOffsets instanceof Int32Array) {
-    const offs = first.valueOffsets.subarray(first.offset, first.offset + rows + 1);
+    // A sliced Data has its offsets buffer sliced already (Arrow JS), so row 0's offset is at index 0.
+    const offs = first.valueOffsets.subarray(0, rows + 1);
     const base = offs[0] as number;
     for (let i = 0; i <= rows; i++) offsets[i] = (offs[i] as number) - base;
     return { data: (first.values as Uint8Array).subarray(base, offs[rows] as number), offsets };

@@ -15,9 +15,28 @@ function takeNulls(data: Data, order: Uint32Array): { nullBitmap: Uint8Array | u
   return { nullBitmap: out, nullCount: nulls };
 }
 
+function gatherFloat64(values: Float64Array, order: Uint32Array): Float64Array {
+  const out = new Float64Array(order.length);
+  for (let i = 0; i < order.length; i++) out[i] = values[order[i] as number] as number;
+  return out;
+}
+
+function gatherInt32(values: Int32Array, order: Uint32Array): Int32Array {
+  const out = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) out[i] = values[order[i] as number] as number;
+  return out;
+}
+
+/** A builder takes arrays, not the Vectors that `get` returns for list values. */
+function plain(value: unknown): unknown {
+  return value instanceof Vector ? [...value].map(plain) : value;
+}
+
 /**
- * Returns the rows of `vector` in `order`. Binary, Utf8, fixed-width and boolean columns take a fast path on
- * their buffers; anything else goes through an Arrow builder row by row.
+ * Returns the rows of `vector` in `order`. Arrow JS slices value and offset buffers along with the Data (so rows
+ * index them directly), but not validity bitmaps or boolean bits, which are indexed from `data.offset`. Binary,
+ * Utf8, fixed-width and boolean columns take a fast path on their buffers; anything else goes through an Arrow
+ * builder row by row.
  */
 export function take(vector: Vector, order: Uint32Array): Vector {
   const chunk = vector.data.length === 1 ? (vector.data[0] as Data) : undefined;
@@ -28,13 +47,13 @@ export function take(vector: Vector, order: Uint32Array): Vector {
     const offsets = new Int32Array(order.length + 1);
     let total = 0;
     for (let i = 0; i < order.length; i++) {
-      const j = (order[i] as number) + chunk.offset;
+      const j = order[i] as number;
       total += (offs[j + 1] as number) - (offs[j] as number);
       offsets[i + 1] = total;
     }
     const out = new Uint8Array(total);
     for (let i = 0; i < order.length; i++) {
-      const j = (order[i] as number) + chunk.offset;
+      const j = order[i] as number;
       const from = offs[j] as number;
       const to = offs[j + 1] as number;
       const at = offsets[i] as number;
@@ -54,19 +73,26 @@ export function take(vector: Vector, order: Uint32Array): Vector {
     }
     return makeVector(makeData({ type: new Bool(), length: order.length, data: out, ...takeNulls(chunk, order) }));
   }
-  const stride = (type as { stride?: number }).stride;
+  // Fixed-width values: Data.stride elements per row (1 for ints, floats, dates, times and timestamps in Arrow JS,
+  // 64-bit ones as BigInt64Array); gathered straight from the buffer, with a monomorphic loop for the common cases.
   const isFixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isDate(type) || DataType.isTimestamp(type) || DataType.isTime(type);
-  if (chunk && isFixed && stride !== undefined && chunk.values) {
-    const src = chunk.values as unknown as { subarray(a: number, b: number): ArrayLike<number>; constructor: new (n: number) => { set(a: ArrayLike<number>, o: number): void } };
-    const out = new src.constructor(order.length * stride) as unknown as { [i: number]: number; set(a: ArrayLike<number>, o: number): void };
-    const values = src as unknown as { [i: number]: number };
-    for (let i = 0; i < order.length; i++) {
-      const j = (order[i] as number) + chunk.offset;
-      for (let k = 0; k < stride; k++) out[i * stride + k] = values[j * stride + k] as number;
+  if (chunk && isFixed && chunk.values) {
+    const values = chunk.values as unknown as ArrayLike<number> & { constructor: new (n: number) => { [i: number]: number } };
+    const stride = chunk.stride;
+    let out: ArrayLike<unknown>;
+    if (values instanceof Float64Array && stride === 1) out = gatherFloat64(values, order);
+    else if (values instanceof Int32Array && stride === 1) out = gatherInt32(values, order);
+    else {
+      const o = new values.constructor(order.length * stride);
+      for (let i = 0; i < order.length; i++) {
+        const j = order[i] as number;
+        for (let k = 0; k < stride; k++) o[i * stride + k] = values[j * stride + k] as number;
+      }
+      out = o as unknown as ArrayLike<unknown>;
     }
     return makeVector(makeData({ type: type as never, length: order.length, data: out as never, ...takeNulls(chunk, order) }));
   }
   const builder = makeBuilder({ type, nullValues: [null, undefined] });
-  for (const i of order) builder.append(vector.get(i));
+  for (const i of order) builder.append(plain(vector.get(i)));
   return builder.finish().toVector();
 }

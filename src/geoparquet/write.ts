@@ -59,13 +59,21 @@ function statsFromWkb(data: Uint8Array, offsets: Int32Array): { bboxes: Float64A
 
 function coveringVector(bboxes: Float64Array, order: Uint32Array): Vector {
   const n = order.length;
-  const cols = [new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+  const xmin = new Float64Array(n);
+  const ymin = new Float64Array(n);
+  const xmax = new Float64Array(n);
+  const ymax = new Float64Array(n);
+  const cols = [xmin, ymin, xmax, ymax];
   const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
   for (let i = 0; i < n; i++) {
-    const j = order[i] as number;
-    for (let k = 0; k < 4; k++) (cols[k] as Float64Array)[i] = bboxes[4 * j + k] as number;
-    if (Number.isNaN(bboxes[4 * j])) nulls++;
+    const j = 4 * (order[i] as number);
+    const x0 = bboxes[j] as number;
+    xmin[i] = x0;
+    ymin[i] = bboxes[j + 1] as number;
+    xmax[i] = bboxes[j + 2] as number;
+    ymax[i] = bboxes[j + 3] as number;
+    if (x0 !== x0) nulls++; // NaN: an empty geometry has no extent
     else valid[i >> 3] = (valid[i >> 3] as number) | (1 << (i & 7));
   }
   const names = ["xmin", "ymin", "xmax", "ymax"];
