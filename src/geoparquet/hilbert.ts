@@ -50,8 +50,11 @@ export function hilbertIndex(x: number, y: number): number {
   return ((interleave(i1) << 1) | interleave(i0)) >>> 0;
 }
 
-/** Stable LSD radix sort of row numbers by uint32 key: two 16-bit passes, O(n). */
-function radixOrder(keys: Uint32Array, rows: Uint32Array): Uint32Array {
+/**
+ * Stable LSD radix sort of row numbers by uint32 key, in place: two 16-bit passes through one scratch buffer,
+ * so the result lands back in `rows`. O(n), and no memory beyond the scratch.
+ */
+function radixSortInPlace(keys: Uint32Array, rows: Uint32Array): void {
   const n = rows.length;
   let src: Uint32Array = rows;
   let dst: Uint32Array = new Uint32Array(n);
@@ -71,7 +74,6 @@ function radixOrder(keys: Uint32Array, rows: Uint32Array): Uint32Array {
     }
     [src, dst] = [dst, src];
   }
-  return src;
 }
 
 /**
@@ -92,25 +94,24 @@ export function hilbertOrder(bboxes: Float64Array, tieBreak?: (a: number, b: num
   }
   const sx = maxX > minX ? (SIDE - 1) / (maxX - minX) : 0;
   const sy = maxY > minY ? (SIDE - 1) / (maxY - minY) : 0;
+  // Rows with a location fill `order` from the front, empty ones from the back (then put back in row order).
   const keys = new Uint32Array(n);
-  const located: number[] = [];
-  const empty: number[] = [];
+  const order = new Uint32Array(n);
+  let located = 0;
+  let back = n;
   for (let i = 0; i < n; i++) {
     const x = (bboxes[4 * i] as number) + (bboxes[4 * i + 2] as number);
     const y = (bboxes[4 * i + 1] as number) + (bboxes[4 * i + 3] as number);
-    if (Number.isNaN(x) || Number.isNaN(y)) empty.push(i);
+    if (Number.isNaN(x) || Number.isNaN(y)) order[--back] = i;
     else {
       keys[i] = hilbertIndex(Math.floor((x - minX) * sx), Math.floor((y - minY) * sy));
-      located.push(i);
+      order[located++] = i;
     }
   }
-  const sorted = radixOrder(keys, Uint32Array.from(located));
-  const order = new Uint32Array(n);
-  order.set(sorted);
-  order.set(empty, sorted.length);
+  order.subarray(located).reverse();
+  radixSortInPlace(keys, order.subarray(0, located));
   if (tieBreak) {
     // Re-sort each run of equal keys, and the run of empties, by the id, so input row order cannot matter.
-    const located = sorted.length;
     for (let start = 0; start < located; ) {
       const key = keys[order[start] as number];
       let end = start + 1;

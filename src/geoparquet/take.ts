@@ -27,6 +27,31 @@ function gatherInt32(values: Int32Array, order: Uint32Array): Int32Array {
   return out;
 }
 
+/**
+ * Variable-width values in `order`: offsets first, then the bytes. Its own function, so the loops stay optimised
+ * for this shape whatever other column types take() sees.
+ */
+function gatherBytes(offs: Int32Array, values: Uint8Array, order: Uint32Array): { offsets: Int32Array; out: Uint8Array } {
+  const offsets = new Int32Array(order.length + 1);
+  let total = 0;
+  for (let i = 0; i < order.length; i++) {
+    const j = order[i] as number;
+    total += (offs[j + 1] as number) - (offs[j] as number);
+    offsets[i + 1] = total;
+  }
+  const out = new Uint8Array(total);
+  for (let i = 0; i < order.length; i++) {
+    const j = order[i] as number;
+    const from = offs[j] as number;
+    const to = offs[j + 1] as number;
+    const at = offsets[i] as number;
+    // Short values (points are 21 bytes) copy faster byte by byte than through a subarray view.
+    if (to - from <= 64) for (let k = from; k < to; k++) out[at + k - from] = values[k] as number;
+    else out.set(values.subarray(from, to), at);
+  }
+  return { offsets, out };
+}
+
 /** A builder takes arrays, not the Vectors that `get` returns for list values. */
 function plain(value: unknown): unknown {
   return value instanceof Vector ? [...value].map(plain) : value;
@@ -42,25 +67,7 @@ export function take(vector: Vector, order: Uint32Array): Vector {
   const chunk = vector.data.length === 1 ? (vector.data[0] as Data) : undefined;
   const type = vector.type as DataType;
   if (chunk && (DataType.isBinary(type) || DataType.isUtf8(type)) && chunk.valueOffsets instanceof Int32Array) {
-    const offs = chunk.valueOffsets;
-    const values = chunk.values as Uint8Array;
-    const offsets = new Int32Array(order.length + 1);
-    let total = 0;
-    for (let i = 0; i < order.length; i++) {
-      const j = order[i] as number;
-      total += (offs[j + 1] as number) - (offs[j] as number);
-      offsets[i + 1] = total;
-    }
-    const out = new Uint8Array(total);
-    for (let i = 0; i < order.length; i++) {
-      const j = order[i] as number;
-      const from = offs[j] as number;
-      const to = offs[j + 1] as number;
-      const at = offsets[i] as number;
-      // Short values (points are 21 bytes) copy faster byte by byte than through a subarray view.
-      if (to - from <= 64) for (let k = from; k < to; k++) out[at + k - from] = values[k] as number;
-      else out.set(values.subarray(from, to), at);
-    }
+    const { offsets, out } = gatherBytes(chunk.valueOffsets, chunk.values as Uint8Array, order);
     const t = DataType.isBinary(type) ? new Binary() : new Utf8();
     return makeVector(makeData({ type: t as never, length: order.length, valueOffsets: offsets, data: out, ...takeNulls(chunk, order) }));
   }

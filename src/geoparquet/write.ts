@@ -115,22 +115,25 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
   const cmp = (a: unknown, b: unknown) => (a === b ? 0 : a === null || a === undefined ? 1 : b === null || b === undefined ? -1 : (a as number) < (b as number) ? -1 : 1);
   const order = hilbertOrder(stats.bboxes, id ? (a, b) => cmp(id.get(a), id.get(b)) : undefined);
 
-  const columns: Record<string, Vector> = {};
-  for (const field of input.schema.fields) {
-    if (field.name === COVERING_COLUMN) continue; // rebuilt below from the geometries themselves
-    columns[field.name] = take(input.getChild(field.name) as Vector, order);
-  }
-  columns[COVERING_COLUMN] = coveringVector(stats.bboxes, order);
-  const table = new Table(columns); // fresh schema: no metadata carried over from the input
+  // Sorted copies are made one row group at a time: only the order and one group's columns are ever extra.
+  const sources = input.schema.fields.filter((f) => f.name !== COVERING_COLUMN).map((f) => [f.name, input.getChild(f.name) as Vector] as const);
+  const rowGroup = (start: number, end: number): Table => {
+    const rows = order.subarray(start, end);
+    const columns: Record<string, Vector> = {};
+    for (const [name, vector] of sources) columns[name] = take(vector, rows);
+    columns[COVERING_COLUMN] = coveringVector(stats.bboxes, rows); // rebuilt from the geometries themselves
+    return new Table(columns); // fresh schema: no metadata carried over from the input
+  };
 
   const bbox = overallBBox(stats.bboxes);
   const geometryTypes = sortGeometryTypes(stats.types);
   const geo = geoMetadataJson({ column: geometryColumn, types: geometryTypes, bbox, crs: options.crs, coveringColumn: COVERING_COLUMN });
-  const bytes = await encodeParquet(table, geo, rowGroupRows, geometryColumn);
-  return { bytes, rows: table.numRows, bbox, geometryTypes, geo };
+  const stringColumns = input.schema.fields.filter((f) => f.typeId === 5 /* Utf8 */ && f.name !== geometryColumn).map((f) => f.name);
+  const bytes = await encodeParquet(input.numRows, rowGroup, geo, rowGroupRows, geometryColumn, stringColumns);
+  return { bytes, rows: input.numRows, bbox, geometryTypes, geo };
 }
 
-async function encodeParquet(table: Table, geo: string, rowGroupRows: number, geometryColumn: string): Promise<Uint8Array> {
+async function encodeParquet(rows: number, rowGroup: (start: number, end: number) => Table, geo: string, rowGroupRows: number, geometryColumn: string, stringColumns: string[]): Promise<Uint8Array> {
   let builder = new parquet.WriterPropertiesBuilder()
     .setCreatedBy(WRITER_ID)
     .setCompression(parquet.Compression.ZSTD)
@@ -138,21 +141,19 @@ async function encodeParquet(table: Table, geo: string, rowGroupRows: number, ge
     .setMaxRowGroupSize(rowGroupRows)
     .setKeyValueMetadata(new Map([["geo", geo]]));
   // Repeated strings (names, codes) shrink a lot with a dictionary; geometry and numbers do not.
-  for (const field of table.schema.fields) {
-    if (field.typeId === 5 /* Utf8 */ && field.name !== geometryColumn) builder = builder.setColumnDictionaryEnabled(field.name, true);
-  }
+  for (const name of stringColumns) builder = builder.setColumnDictionaryEnabled(name, true);
   // Min/max of WKB bytes prunes nothing (the bbox covering columns carry the useful statistics); skip the work.
   builder = builder.setColumnStatisticsEnabled(geometryColumn, parquet.EnabledStatistics.None);
   const props = builder.build();
-  // One slice per row group; an empty table still writes one (empty) batch so its schema is recorded.
-  const starts = table.numRows === 0 ? [0] : Array.from({ length: Math.ceil(table.numRows / rowGroupRows) }, (_, k) => k * rowGroupRows);
+  // One batch per row group; an empty table still writes one (empty) batch so its schema is recorded.
+  const starts = rows === 0 ? [0] : Array.from({ length: Math.ceil(rows / rowGroupRows) }, (_, k) => k * rowGroupRows);
   let k = 0;
   const batches = new ReadableStream<parquet.RecordBatch>({
     pull(controller) {
       const start = starts[k++];
       if (start === undefined) return controller.close();
-      const slice = table.slice(start, Math.min(table.numRows, start + rowGroupRows));
-      for (const rb of parquet.Table.fromIPCStream(tableToIPC(slice, "stream")).recordBatches()) controller.enqueue(rb);
+      const group = rowGroup(start, Math.min(rows, start + rowGroupRows));
+      for (const rb of parquet.Table.fromIPCStream(tableToIPC(group, "stream")).recordBatches()) controller.enqueue(rb);
     },
   });
   const out = await parquet.transformParquetStream(batches, props);
