@@ -1,5 +1,6 @@
 import { Binary, Bool, DataType, makeBuilder, makeData, makeVector, Utf8, Vector } from "apache-arrow";
 import type { Data } from "apache-arrow";
+import { compactChunks } from "./columns.js";
 
 /** Gathers a validity bitmap; undefined when nothing is null. */
 function takeNulls(data: Data, order: Uint32Array): { nullBitmap: Uint8Array | undefined; nullCount: number } {
@@ -63,7 +64,8 @@ function plain(value: unknown): unknown {
  * Utf8, fixed-width and boolean columns take a fast path on their buffers; anything else goes through an Arrow
  * builder row by row.
  */
-export function take(vector: Vector, order: Uint32Array): Vector {
+export function take(input: Vector, order: Uint32Array): Vector {
+  const vector = compactChunks(input);
   const chunk = vector.data.length === 1 ? (vector.data[0] as Data) : undefined;
   const type = vector.type as DataType;
   if (chunk && (DataType.isBinary(type) || DataType.isUtf8(type)) && chunk.valueOffsets instanceof Int32Array) {

@@ -1,6 +1,7 @@
 import { Binary, Bool, DateDay, Float32, Float64, Int16, Int32, Int64, List, Field, TimestampMillisecond, Utf8, vectorFromArray } from "apache-arrow";
 import type { DataType, Vector } from "apache-arrow";
 import { describe, expect, it } from "vitest";
+import { binaryColumn, compactChunks } from "../../src/geoparquet/columns.js";
 import { take } from "../../src/geoparquet/take.js";
 
 const N = 300;
@@ -40,4 +41,30 @@ describe("take", () => {
       }
     });
   }
+});
+
+describe("compactChunks", () => {
+  for (const [name, type, value] of columns) {
+    const fast = !name.includes("builder");
+    it(`${fast ? "joins" : "leaves"} the chunks of a ${name} column${fast ? " into one, values and nulls intact" : " (no fast path)"}`, () => {
+      const values = Array.from({ length: N }, (_, i) => (nullish(i) ? null : value(i)));
+      const whole = vectorFromArray(values as never[], type as never) as Vector;
+      const chunked = whole.slice(3, 100).concat(whole.slice(100, 101), whole.slice(101, 290));
+      expect(chunked.data.length).toBe(3);
+      const out = compactChunks(chunked);
+      expect(out.data.length).toBe(fast ? 1 : 3);
+      expect(out.length).toBe(287);
+      expect(out.nullCount).toBe(chunked.nullCount);
+      for (let i = 0; i < out.length; i++) expect(plain(out.get(i)), `${name} row ${i}`).toEqual(plain(chunked.get(i)));
+    });
+  }
+
+  it("gives binaryColumn one buffer and rebased offsets for a chunked WKB column", () => {
+    const rows = Array.from({ length: 50 }, (_, i) => Uint8Array.from({ length: 5 + (i % 9) }, (_, k) => i + k));
+    const whole = vectorFromArray(rows, new Binary()) as Vector;
+    const { data, offsets } = binaryColumn(whole.slice(10, 30).concat(whole.slice(30)), "g");
+    expect(offsets[0]).toBe(0);
+    expect(offsets[40]).toBe(data.byteLength);
+    for (let i = 0; i < 40; i++) expect([...data.subarray(offsets[i], offsets[i + 1])]).toEqual([...(rows[i + 10] as Uint8Array)]);
+  });
 });
