@@ -57,12 +57,21 @@ export function checkPlausibility(input: PlausibilityInput): PlausibilityVerdict
   return { ok: false, status: "passed", notes: problems };
 }
 
-/** Current entries of the region's manifests for dates before `date`, newest first, at most `limit`. */
+/**
+ * Current entries of the region's manifests for dates before `date`, newest first, at most `limit`. Lists the
+ * narrowest key range that holds enough of them — the date's month, then its year, then all — so a backfill
+ * over years of daily history lists a few dozen keys per partition, not the whole region every time.
+ */
 export async function regionHistory(store: ObjectStore, prefix: string, date: string, limit: number): Promise<ManifestEntry[]> {
-  const keys: string[] = [];
-  for await (const e of store.list(prefix)) {
-    const m = /date=(\d{4}-\d{2}-\d{2})\.json$/.exec(e.key);
-    if (m && (m[1] as string) < date) keys.push(e.key);
+  let keys: string[] = [];
+  const scopes = [date.slice(0, 7), ...(date.slice(5, 7) === "01" ? [] : [date.slice(0, 5)]), ""];
+  for (const scope of scopes) {
+    keys = [];
+    for await (const e of store.list(`${prefix}date=${scope}`)) {
+      const m = /date=(\d{4}-\d{2}-\d{2})\.json$/.exec(e.key);
+      if (m && (m[1] as string) < date) keys.push(e.key);
+    }
+    if (keys.length >= limit) break;
   }
   const recent = keys.sort().reverse().slice(0, limit);
   const entries = await Promise.all(recent.map(async (k) => (await readManifest(store, k))?.manifest.current ?? null));
