@@ -2,6 +2,8 @@ import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../store/open.js";
 import { backfill, BackfillError, parseShard } from "../pipeline/backfill.js";
+import { planBackfill } from "../pipeline/dry-run.js";
+import type { BackfillPlan } from "../pipeline/dry-run.js";
 import { ConfigError } from "../pipeline/config.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
@@ -21,6 +23,7 @@ interface BackfillCliOptions extends CommonOptions {
   threads?: string;
   workers?: string;
   overridePlausibility?: boolean;
+  dryRun?: boolean;
 }
 
 const OUTCOME_HELP = `
@@ -38,6 +41,28 @@ function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): num
   return EXIT.ok;
 }
 
+/** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
+function describePlan(dataset: string, planned: BackfillPlan): string {
+  const tally = Object.entries(planned.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
+  const lines = [`${dataset}: ${planned.total} partitions, dry run (nothing written): ${tally || "none"}`];
+  const groups = new Map<string, { regions: Set<string>; dates: string[] }>();
+  for (const p of planned.plans) {
+    if (p.status === "unchanged") continue;
+    const label = `${p.status}${p.reasons.length ? `: ${p.reasons.join("; ")}` : ""}`;
+    const g = groups.get(label) ?? { regions: new Set<string>(), dates: [] };
+    g.regions.add(p.partition.region);
+    g.dates.push(p.partition.date);
+    groups.set(label, g);
+  }
+  for (const [label, g] of groups) {
+    const regions = [...g.regions].sort();
+    const dates = g.dates.sort();
+    const where = `${regions.slice(0, 6).join(", ")}${regions.length > 6 ? ` and ${regions.length - 6} more` : ""}; ${dates[0]}${dates.length > 1 && dates.at(-1) !== dates[0] ? ` … ${dates.at(-1)}` : ""}`;
+    lines.push(`  ${g.dates.length} × ${label} (${where})`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<void> {
   const json = Boolean(opts.json);
   try {
@@ -46,6 +71,14 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
     const store = openStore(config.store);
     const progress = progressReporter(json);
     try {
+      if (opts.dryRun) {
+        const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean), concurrency: Number(opts.concurrency) * 2, shard: opts.shard ? parseShard(opts.shard) : undefined });
+        const code = planned.plans.some((p) => p.storeProblem) ? EXIT.store : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
+        if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
+        else process.stdout.write(describePlan(opts.dataset, planned));
+        process.exitCode = code;
+        return;
+      }
       const summary = await backfill({
         store,
         dataset: opts.dataset,
@@ -94,10 +127,11 @@ export function registerRun(program: Command): void {
     .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)")
     .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)")
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .option("--dry-run", "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
-    .addHelpText("after", OUTCOME_HELP)
+    .addHelpText("after", `${OUTCOME_HELP}\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`)
     .action((opts: BackfillCliOptions) => runBackfill(opts, false));
 
   program

@@ -9,6 +9,7 @@ import { WorkerPool } from "../geo/worker-pool.js";
 import type { ResolvedInput } from "./identity.js";
 import { ArtifactIndex } from "./artifact-index.js";
 import type { PartitionJob } from "./partition-worker.js";
+import type { PartitionPlan } from "./dry-run.js";
 import type { TaskRef } from "./task-ref.js";
 import { quickCheck, refreshPartition } from "./refresh.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
@@ -37,6 +38,8 @@ export interface BackfillOptions {
   threads?: number;
   overridePlausibility?: boolean;
   onResult?: (result: RefreshResult, done: number, total: number) => void;
+  /** For a dry run (planBackfill): called as each partition's plan is known. */
+  onPlan?: (plan: PartitionPlan, done: number, total: number) => void;
   /**
    * Refresh whole partitions on this many worker threads (compute, encoding, compression and validation all
    * off the main thread). Needs `taskRef` and `storeUrl`, which the threads load for themselves; 0 or absent

@@ -94,7 +94,7 @@ async function ensureProbed(store: ObjectStore): Promise<void> {
 }
 
 /** Steps 1–2 and the manifest as found at run start: everything a run decides from before any work. */
-async function plan(opts: RefreshOptions) {
+export async function plan(opts: RefreshOptions) {
   const { store, task, partition } = opts;
   checkPartition(partition);
   const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
