@@ -41,10 +41,12 @@ function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): num
   return EXIT.ok;
 }
 
+const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
+
 /** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
 function describePlan(dataset: string, planned: BackfillPlan): string {
   const tally = Object.entries(planned.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
-  const lines = [`${dataset}: ${planned.total} partitions, dry run (nothing written): ${tally || "none"}`];
+  const lines = [`${dataset}: ${partitions(planned.total)}, dry run (nothing written): ${tally || "none"}`];
   const groups = new Map<string, { regions: Set<string>; dates: string[] }>();
   for (const p of planned.plans) {
     if (p.status === "unchanged") continue;
@@ -101,7 +103,7 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
       if (json) printJson({ ok: code === EXIT.ok, ...summary });
       else if (!single || code !== EXIT.ok) {
         const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
-        process.stdout.write(`${opts.dataset}: ${summary.total} partitions: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}\n`);
+        process.stdout.write(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}\n`);
       }
       process.exitCode = code;
     } finally {
@@ -141,11 +143,12 @@ export function registerRun(program: Command): void {
     .requiredOption("--region <region>", "region")
     .requiredOption("--date <date>", "logical date, YYYY-MM-DD")
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .option("--dry-run", "write nothing: say whether a run would compute, reconcile or leave the partition, and why")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
     .addHelpText("after", OUTCOME_HELP)
-    .action((opts: CommonOptions & { dataset: string; region: string; date: string; overridePlausibility?: boolean }) =>
+    .action((opts: CommonOptions & { dataset: string; region: string; date: string; overridePlausibility?: boolean; dryRun?: boolean }) =>
       runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: "1" }, true),
     );
 }
