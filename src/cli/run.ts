@@ -100,7 +100,8 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         onResult: progress.onResult,
       });
       const code = exitFor(summary.counts, summary.results);
-      if (json) printJson({ ok: code === EXIT.ok, ...summary });
+      // The manifest entries results carry for the backfill's own use are not part of the report.
+      if (json) printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
       else if (!single || code !== EXIT.ok) {
         const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
         process.stdout.write(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}\n`);

@@ -57,23 +57,36 @@ export function checkPlausibility(input: PlausibilityInput): PlausibilityVerdict
   return { ok: false, status: "passed", notes: problems };
 }
 
+/** A manifest this run has already seen or written, with the version it had then. */
+export interface KnownManifest {
+  version: string;
+  current: ManifestEntry | null;
+}
+
 /**
  * Current entries of the region's manifests for dates before `date`, newest first, at most `limit`. Lists the
  * narrowest key range that holds enough of them — the date's month, then its year, then all — so a backfill
- * over years of daily history lists a few dozen keys per partition, not the whole region every time.
+ * over years of daily history lists a few dozen keys per partition, not the whole region every time. A manifest
+ * in `known` whose listed version (S3's ETag) is still the one known is not fetched again.
  */
-export async function regionHistory(store: ObjectStore, prefix: string, date: string, limit: number): Promise<ManifestEntry[]> {
-  let keys: string[] = [];
+export async function regionHistory(store: ObjectStore, prefix: string, date: string, limit: number, known?: ReadonlyMap<string, KnownManifest>): Promise<ManifestEntry[]> {
+  let keys: { key: string; version?: string }[] = [];
   const scopes = [date.slice(0, 7), ...(date.slice(5, 7) === "01" ? [] : [date.slice(0, 5)]), ""];
   for (const scope of scopes) {
     keys = [];
     for await (const e of store.list(`${prefix}date=${scope}`)) {
       const m = /date=(\d{4}-\d{2}-\d{2})\.json$/.exec(e.key);
-      if (m && (m[1] as string) < date) keys.push(e.key);
+      if (m && (m[1] as string) < date) keys.push({ key: e.key, version: e.version });
     }
     if (keys.length >= limit) break;
   }
-  const recent = keys.sort().reverse().slice(0, limit);
-  const entries = await Promise.all(recent.map(async (k) => (await readManifest(store, k))?.manifest.current ?? null));
+  const recent = keys.sort((a, b) => (a.key < b.key ? 1 : -1)).slice(0, limit);
+  const entries = await Promise.all(
+    recent.map(async ({ key, version }) => {
+      const seen = version === undefined ? undefined : known?.get(key);
+      if (seen && seen.version === version) return seen.current;
+      return (await readManifest(store, key))?.manifest.current ?? null;
+    }),
+  );
   return entries.filter((e): e is ManifestEntry => e !== null);
 }

@@ -4,7 +4,7 @@ import { encodeManifest, readManifest } from "./codec.js";
 import { HISTORY_LIMIT } from "./types.js";
 import type { Manifest, ManifestEntry } from "./types.js";
 
-export type PromoteOutcome = { outcome: "promoted" } | { outcome: "unchanged"; current: ManifestEntry } | { outcome: "superseded"; current: ManifestEntry | null };
+export type PromoteOutcome = { outcome: "promoted"; version: string } | { outcome: "unchanged"; current: ManifestEntry } | { outcome: "superseded"; current: ManifestEntry | null };
 
 /**
  * Points the partition's manifest at `entry` with one conditional write: If-None-Match when there was no
@@ -36,8 +36,8 @@ export async function promote(
     retired: null,
   };
   try {
-    await store.put(key, encodeManifest(next, store.locate(key)), { mode: start ? { update: start.version } : "create", contentType: "application/json" });
-    return { outcome: "promoted" };
+    const { version } = await store.put(key, encodeManifest(next, store.locate(key)), { mode: start ? { update: start.version } : "create", contentType: "application/json" });
+    return { outcome: "promoted", version };
   } catch (error) {
     if (!(error instanceof AlreadyExistsError || error instanceof PreconditionFailedError)) throw error;
     const now = await readManifest(store, key);

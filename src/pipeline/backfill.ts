@@ -3,7 +3,8 @@ import { GeometryValidator } from "../geo/validity.js";
 import { retireMissing } from "../manifest/tombstone.js";
 import type { ObjectStore } from "../store/types.js";
 import { logicalDates } from "./calendar.js";
-import { manifestPrefix, partitionOfManifestKey } from "./layout.js";
+import { manifestKey, manifestPrefix, partitionOfManifestKey } from "./layout.js";
+import type { KnownManifest } from "../manifest/checks.js";
 import type { VersionsFile } from "./pins.js";
 import { WorkerPool } from "../geo/worker-pool.js";
 import type { ResolvedInput } from "./identity.js";
@@ -97,6 +98,16 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   const runId = randomUUID();
   const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length));
   const artifactIndex = ArtifactIndex.for(opts.store, partitions);
+  // Manifests this backfill promoted or found, by region: the next dates' plausibility history reuses them
+  // wherever a listing shows the same version (S3), instead of fetching each again.
+  const known = new Map<string, Map<string, KnownManifest>>();
+  const window = opts.task.plausibility?.window ?? 7;
+  const knownBefore = (p: Partition): Map<string, KnownManifest> => {
+    const region = known.get(p.region);
+    if (!region) return new Map();
+    const before = manifestKey(p);
+    return new Map([...region].filter(([k]) => k < before).sort((a, b) => (a[0] < b[0] ? 1 : -1)).slice(0, window + 1));
+  };
   const threaded = (opts.workers ?? 0) > 0 && opts.taskRef !== undefined && opts.storeUrl !== undefined && !opts.storeUrl.startsWith("memory://");
   let refresh: (p: Partition) => Promise<RefreshResult>;
   let close: () => Promise<void>;
@@ -110,13 +121,13 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
       const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
       if (quick) return quick;
       pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers));
-      return (await pool.run({ job: { ...base, partition } })).result;
+      return (await pool.run({ job: { ...base, partition, knownManifests: [...knownBefore(partition)] } })).result;
     };
     close = async () => pool?.close();
   } else {
     const validator = new GeometryValidator({ threads: opts.threads });
     const inputCache = new Map<string, Promise<ResolvedInput>>();
-    refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache, artifactIndex });
+    refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache, artifactIndex, knownManifests: knownBefore(partition) });
     close = () => validator.close();
   }
   // A region's dates run one after another (regions run side by side), so each partition's plausibility check
@@ -131,6 +142,10 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
       for (let queue = ready.shift(); queue; queue = ready.shift()) {
         for (const i of queue) {
           const r = await refresh(partitions[i] as Partition);
+          if (r.manifest) {
+            if (!known.has(r.partition.region)) known.set(r.partition.region, new Map());
+            known.get(r.partition.region)?.set(r.manifest.key, { version: r.manifest.version, current: r.manifest.current });
+          }
           results[i] = r;
           counts[r.outcome]++;
           opts.onResult?.(r, ++done, partitions.length);

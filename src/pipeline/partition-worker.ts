@@ -4,6 +4,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { GeometryValidator } from "../geo/validity.js";
+import type { KnownManifest } from "../manifest/checks.js";
 import { openStore } from "../store/open.js";
 import type { ObjectStore } from "../store/types.js";
 import type { ResolvedInput } from "./identity.js";
@@ -20,6 +21,8 @@ export interface PartitionJob {
   versions: VersionsFile;
   params: Record<string, unknown>;
   overridePlausibility: boolean;
+  /** Manifests the backfill already knows for this region (see backfill.ts), as [key, known] pairs. */
+  knownManifests?: [string, KnownManifest][];
 }
 
 const tasks = new Map<string, Promise<TaskDefinition>>();
@@ -43,6 +46,7 @@ parentPort?.on("message", async (msg: { id: number; job: PartitionJob }) => {
       overridePlausibility: job.overridePlausibility,
       validator,
       inputCache,
+      knownManifests: new Map(job.knownManifests ?? []),
     });
     parentPort?.postMessage({ id: msg.id, result });
   } catch (error) {

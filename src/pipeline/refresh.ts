@@ -4,6 +4,7 @@ import { GeometryValidator } from "../geo/validity.js";
 import { GEOPARQUET_VERSION } from "../geoparquet/metadata.js";
 import { writeGeoParquet, WRITER_ID } from "../geoparquet/write.js";
 import { checkPlausibility, regionHistory } from "../manifest/checks.js";
+import type { KnownManifest } from "../manifest/checks.js";
 import { readManifest } from "../manifest/codec.js";
 import { outboxId, recordEvent } from "../manifest/outbox.js";
 import { promote } from "../manifest/promote.js";
@@ -46,6 +47,8 @@ export interface RefreshResult {
   message: string;
   /** Set when a `failed` outcome came from the store itself (unreachable, credentials, bucket, capability). */
   storeProblem?: true;
+  /** The partition's manifest as this run left or found it (promoted, reconciled, unchanged). */
+  manifest?: { key: string; version: string; current: ManifestEntry };
 }
 
 export interface RefreshOptions {
@@ -62,6 +65,8 @@ export interface RefreshOptions {
   inputCache?: Map<string, Promise<ResolvedInput>>;
   /** A backfill's listing of the artifacts it may find (S3), so settled partitions skip their HEAD. */
   artifactIndex?: ArtifactIndex;
+  /** Manifests the run already knows by version, so the plausibility history need not fetch them again. */
+  knownManifests?: ReadonlyMap<string, KnownManifest>;
 }
 
 export class RefreshError extends Error {
@@ -140,7 +145,8 @@ async function alreadyCurrent(opts: RefreshOptions, p: Awaited<ReturnType<typeof
   if (!(await (opts.artifactIndex ? opts.artifactIndex.exists(opts.partition, p.aKey) : store.exists(p.aKey)))) {
     throw new RefreshError(`${store.locate(p.mKey)} points at ${store.locate(p.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
   }
-  return result("unchanged", `already current: ${p.aKey}`, { key: p.key, sha256: current.sha256, rows: current.rows });
+  const manifest = { key: p.mKey, version: (p.start as { version: string }).version, current };
+  return result("unchanged", `already current: ${p.aKey}`, { key: p.key, sha256: current.sha256, rows: current.rows, manifest });
 }
 
 /**
@@ -181,7 +187,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     // that resumes after a crash records exactly what an uninterrupted one would.
     const judge = async (f: ArtifactFacts): Promise<ManifestEntry["plausibility"]> => {
       const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
-      const history = [...(start?.manifest.current ? [start.manifest.current] : []), ...(await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, rules.window))];
+      const history = [...(start?.manifest.current ? [start.manifest.current] : []), ...(await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, rules.window, opts.knownManifests))];
       const verdict = checkPlausibility({ rows: f.rows, areaM2: f.areaM2, history, rules, override: Boolean(opts.overridePlausibility), pins, codeVersion: `${task.name}@${task.version}` });
       if (!verdict.ok) {
         throw new RefreshError(`implausible result for ${partition.dataset} ${partition.region} ${partition.date}: ${verdict.notes.join("; ")}; nothing was published (rerun with --override-plausibility to accept it)`, "invalid");
@@ -263,9 +269,13 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     }
     const promoted = await promote(store, mKey, start, partition, entry);
     const extra = { key, sha256: facts.sha256, rows: facts.rows };
-    if (promoted.outcome === "unchanged") return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, extra);
+    if (promoted.outcome === "unchanged") {
+      const manifest = { key: mKey, version: (start as { version: string }).version, current: promoted.current };
+      return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, { ...extra, manifest });
+    }
     if (promoted.outcome === "superseded") return result("superseded", `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`, extra);
-    return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, extra);
+    const manifest = { key: mKey, version: promoted.version, current: entry };
+    return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, { ...extra, manifest });
   } catch (error) {
     if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true } : {});
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.

@@ -75,7 +75,7 @@ export class MemoryStore implements ObjectStore {
       .sort(compareKeys);
     for (const key of keys) {
       const entry = this.objects.get(key);
-      if (entry) yield { key, size: entry.meta.size, lastModified: entry.meta.lastModified };
+      if (entry) yield { key, size: entry.meta.size, lastModified: entry.meta.lastModified, version: entry.meta.version };
     }
   }
 

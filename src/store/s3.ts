@@ -153,7 +153,7 @@ export class S3Store implements ObjectStore {
       );
       for (const item of page.Contents ?? []) {
         if (item.Key === undefined) continue;
-        yield { key: item.Key.slice(base.length), size: item.Size ?? 0, lastModified: item.LastModified ?? new Date(0) };
+        yield { key: item.Key.slice(base.length), size: item.Size ?? 0, lastModified: item.LastModified ?? new Date(0), ...(item.ETag ? { version: unquoteEtag(item.ETag) } : {}) };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
       startAfter = undefined;

@@ -32,6 +32,8 @@ export interface ListEntry {
   key: string;
   size: number;
   lastModified: Date;
+  /** The object's version when the listing gives it for free (S3's ETag, memory); absent on the filesystem. */
+  version?: string;
 }
 
 export interface ByteRange {

@@ -61,4 +61,25 @@ describe("region history for plausibility", () => {
     await regionHistory(counting, prefix, "2026-01-05", 7);
     expect(counting.calls.list).toBe(2); // January 1–4 (its year would add nothing), then everything
   });
+
+  it("reuses a known manifest only while the listing shows the version it was known at", async () => {
+    const prefix = manifestPrefix("h", "north");
+    const counting = new CountingStore(store);
+    const truth = await regionHistory(counting, prefix, "2026-02-10", 3);
+    expect(counting.calls.get).toBe(3);
+    const keys = ["2026-02-09", "2026-02-08", "2026-02-07"].map((d) => `${prefix}date=${d}.json`);
+    const versions = await Promise.all(keys.map(async (k) => (await store.head(k)).version));
+    // Known at their current versions, with a marker in rows: served from memory, not fetched.
+    const known = new Map(keys.map((k, i) => [k, { version: versions[i] as string, current: { ...(truth[i] as object), rows: 1000 + i } as never }]));
+    counting.reset();
+    const reused = await regionHistory(counting, prefix, "2026-02-10", 3, known);
+    expect(counting.calls.get).toBe(0);
+    expect(reused.map((e) => e.rows)).toEqual([1000, 1001, 1002]);
+    // One of them known at an older version: that one is fetched, and the store's entry wins.
+    known.set(keys[1] as string, { version: "an-older-version", current: { rows: -1 } as never });
+    counting.reset();
+    const mixed = await regionHistory(counting, prefix, "2026-02-10", 3, known);
+    expect(counting.calls.get).toBe(1);
+    expect(mixed.map((e) => e.rows)).toEqual([1000, truth[1]?.rows, 1002]);
+  });
 });
