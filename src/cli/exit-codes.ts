@@ -8,4 +8,7 @@ export const EXIT = {
   usage: 2,
   /** The store could not be used: unreachable, credentials refused, bucket missing, bad URL. */
   store: 3,
+  /** Stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal number, as shells report it. */
+  SIGINT: 130,
+  SIGTERM: 143,
 } as const;

@@ -30,7 +30,8 @@ const OUTCOME_HELP = `
 Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
 nothing published) → 1; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
 usage error → 2; the store is unusable (unreachable, credentials refused, ignores conditional writes) → 3.
-A backfill exits with the worst code of its partitions (3 > 5 > 4 > 1 > 0).`;
+A backfill exits with the worst code of its partitions (3 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
+finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.`;
 
 /** Worst exit code wins: store unusable > failed > superseded > invalid > ok. */
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
@@ -39,6 +40,30 @@ function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): num
   if (counts.superseded) return OUTCOME_EXIT.superseded;
   if (counts.invalid) return OUTCOME_EXIT.invalid;
   return EXIT.ok;
+}
+
+/**
+ * SIGINT/SIGTERM (Ctrl-C, Kubernetes stopping a pod): start no more partitions, let those in flight finish, report,
+ * exit 130/143. A second signal exits at once — as safe as kill -9, which the protocol is built for.
+ */
+function stopOnSignal(): { signal: AbortSignal; exitCode: number | undefined; dispose: () => void } {
+  const controller = new AbortController();
+  const state = { signal: controller.signal, exitCode: undefined as number | undefined, dispose: () => undefined as void };
+  const handler = (sig: "SIGINT" | "SIGTERM") => {
+    if (controller.signal.aborted) process.exit(EXIT[sig]);
+    state.exitCode = EXIT[sig];
+    process.stderr.write(`\n${sig}: finishing the partitions in flight and starting no more; send it again to stop at once (a re-run continues where this one stopped)\n`);
+    controller.abort();
+  };
+  const onInt = () => handler("SIGINT");
+  const onTerm = () => handler("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  state.dispose = () => {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  };
+  return state;
 }
 
 const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
@@ -81,6 +106,7 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         process.exitCode = code;
         return;
       }
+      const stop = stopOnSignal();
       const summary = await backfill({
         store,
         dataset: opts.dataset,
@@ -98,13 +124,15 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         storeUrl: config.store,
         overridePlausibility: opts.overridePlausibility,
         onResult: progress.onResult,
-      });
-      const code = exitFor(summary.counts, summary.results);
+        signal: stop.signal,
+      }).finally(() => stop.dispose());
+      const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
       // The manifest entries results carry for the backfill's own use are not part of the report.
       if (json) printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
       else if (!single || code !== EXIT.ok) {
         const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
-        process.stdout.write(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}\n`);
+        const interrupted = summary.notStarted ? `; interrupted: ${summary.notStarted} not started (run again to finish)` : "";
+        process.stdout.write(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`);
       }
       process.exitCode = code;
     } finally {

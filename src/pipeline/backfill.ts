@@ -39,6 +39,11 @@ export interface BackfillOptions {
   threads?: number;
   overridePlausibility?: boolean;
   onResult?: (result: RefreshResult, done: number, total: number) => void;
+  /**
+   * Aborting stops the backfill from starting more partitions; those in flight finish (each is atomic anyway),
+   * and nothing is retired. For SIGTERM/SIGINT in the CLI.
+   */
+  signal?: AbortSignal;
   /** For a dry run (planBackfill): called as each partition's plan is known. */
   onPlan?: (plan: PartitionPlan, done: number, total: number) => void;
   /**
@@ -54,8 +59,11 @@ export interface BackfillOptions {
 export interface BackfillSummary {
   total: number;
   counts: Record<Outcome, number>;
+  /** One per partition that ran, in (date, region) order. */
   results: RefreshResult[];
   retired: string[];
+  /** Partitions never started because `signal` aborted the run (a re-run picks them up). */
+  notStarted: number;
 }
 
 export class BackfillError extends Error {
@@ -141,6 +149,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     const lane = async () => {
       for (let queue = ready.shift(); queue; queue = ready.shift()) {
         for (const i of queue) {
+          if (opts.signal?.aborted) return;
           const r = await refresh(partitions[i] as Partition);
           if (r.manifest) {
             if (!known.has(r.partition.region)) known.set(r.partition.region, new Map());
@@ -158,7 +167,8 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   }
   // Tombstones: only a run over the full, complete region list may say a region disappeared.
   let retired: string[] = [];
-  if (opts.task.regionsComplete && !opts.regions && !opts.shard && counts.failed + counts.invalid === 0) {
+  const notStarted = partitions.length - done;
+  if (opts.task.regionsComplete && !opts.regions && !opts.shard && counts.failed + counts.invalid === 0 && notStarted === 0) {
     const all = typeof opts.task.regions === "function" ? await opts.task.regions() : opts.task.regions;
     const dates = new Set(partitions.map((p) => p.date));
     const manifests: { key: string; region: string; date: string }[] = [];
@@ -168,5 +178,5 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     }
     retired = await retireMissing(opts.store, manifests, new Set(all), runId);
   }
-  return { total: partitions.length, counts, results, retired };
+  return { total: partitions.length, counts, results: notStarted ? results.filter(Boolean) : results, retired, notStarted };
 }
