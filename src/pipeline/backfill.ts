@@ -157,7 +157,8 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
           }
           results[i] = r;
           counts[r.outcome]++;
-          opts.onResult?.(r, ++done, partitions.length);
+          done++; // not inside the optional call below: its arguments are skipped when there is no callback
+          opts.onResult?.(r, done, partitions.length);
         }
       }
     };

@@ -79,7 +79,8 @@ export async function planBackfill(opts: BackfillOptions): Promise<BackfillPlan>
       const planned = await planPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
       plans[i] = planned;
       counts[planned.status]++;
-      opts.onPlan?.(planned, ++done, partitions.length);
+      done++;
+      opts.onPlan?.(planned, done, partitions.length);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 8, partitions.length)) }, lane));

@@ -71,6 +71,8 @@ describe("interrupting a backfill", () => {
 
     const rest = await backfill({ store, dataset: "k", task: pointsTask(join(dir, "points.json")), versions: VERSIONS, ...RANGE, threads: 0 });
     expect(rest.counts).toMatchObject({ promoted: notStarted, unchanged: promoted, failed: 0 });
+    expect(rest.notStarted).toBe(0); // counted without a progress callback too
+    expect(rest.results).toHaveLength(62);
     const clean = new FsStore(join(dir, "clean"));
     await backfill({ store: clean, dataset: "k", task: pointsTask(join(dir, "points.json")), versions: VERSIONS, ...RANGE, threads: 0 });
     expect(await visible(store)).toEqual(await visible(clean));
