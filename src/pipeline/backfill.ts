@@ -127,9 +127,9 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     refresh = async (partition) => {
       // Settled partitions cost a manifest GET and a HEAD here; only real work goes to a (lazily started) thread.
       const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
-      if (quick) return quick;
+      if (quick.settled) return quick.settled;
       pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers));
-      return (await pool.run({ job: { ...base, partition, knownManifests: [...knownBefore(partition)] } })).result;
+      return (await pool.run({ job: { ...base, partition, knownManifests: [...knownBefore(partition)], start: quick.start } })).result;
     };
     close = async () => pool?.close();
   } else {

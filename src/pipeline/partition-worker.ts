@@ -10,6 +10,7 @@ import type { ObjectStore } from "../store/types.js";
 import type { ResolvedInput } from "./identity.js";
 import type { VersionsFile } from "./pins.js";
 import { refreshPartition } from "./refresh.js";
+import type { ManifestAtStart } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
 import { loadTask } from "./task-ref.js";
 import type { TaskRef } from "./task-ref.js";
@@ -23,6 +24,8 @@ export interface PartitionJob {
   overridePlausibility: boolean;
   /** Manifests the backfill already knows for this region (see backfill.ts), as [key, known] pairs. */
   knownManifests?: [string, KnownManifest][];
+  /** The manifest as the dispatcher found it (null: none); absent when it could not tell. */
+  start?: ManifestAtStart | null;
 }
 
 const tasks = new Map<string, Promise<TaskDefinition>>();
@@ -47,6 +50,7 @@ parentPort?.on("message", async (msg: { id: number; job: PartitionJob }) => {
       validator,
       inputCache,
       knownManifests: new Map(job.knownManifests ?? []),
+      start: job.start,
     });
     parentPort?.postMessage({ id: msg.id, result });
   } catch (error) {

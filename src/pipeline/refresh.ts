@@ -8,7 +8,7 @@ import type { KnownManifest } from "../manifest/checks.js";
 import { readManifest } from "../manifest/codec.js";
 import { outboxId, recordEvent } from "../manifest/outbox.js";
 import { promote } from "../manifest/promote.js";
-import type { ManifestEntry } from "../manifest/types.js";
+import type { Manifest, ManifestEntry } from "../manifest/types.js";
 import { AlreadyExistsError, isStoreError, NotFoundError } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
@@ -67,7 +67,14 @@ export interface RefreshOptions {
   artifactIndex?: ArtifactIndex;
   /** Manifests the run already knows by version, so the plausibility history need not fetch them again. */
   knownManifests?: ReadonlyMap<string, KnownManifest>;
+  /**
+   * The partition's manifest as a dispatcher read it when this partition's run started (null: there was none),
+   * so the run need not read it again; it is still the only version the promotion may replace.
+   */
+  start?: ManifestAtStart | null;
 }
+
+export type ManifestAtStart = { manifest: Manifest; version: string };
 
 export class RefreshError extends Error {
   constructor(
@@ -129,8 +136,8 @@ export async function plan(opts: RefreshOptions) {
   });
   const mKey = manifestKey(partition);
   const aKey = artifactKey(partition, key);
-  // The manifest version captured here is the only one this run may replace.
-  const start = await readManifest(store, mKey);
+  // The manifest version captured here (or by the dispatcher, moments ago) is the only one this run may replace.
+  const start = opts.start !== undefined ? (opts.start ?? undefined) : await readManifest(store, mKey);
   return { storage, params, pins, inputs, key, mKey, aKey, start };
 }
 
@@ -150,15 +157,18 @@ async function alreadyCurrent(opts: RefreshOptions, p: Awaited<ReturnType<typeof
 }
 
 /**
- * The cheap first half of a refresh, for a dispatcher: the `unchanged` result when nothing needs doing, else
- * undefined (including on any error: the full refresh then reports it properly).
+ * The cheap first half of a refresh, for a dispatcher: `settled` when nothing needs doing; otherwise the manifest
+ * as found (null when absent) to hand to the run that does the work. Empty on any error: the full refresh then
+ * reports it properly.
  */
-export async function quickCheck(opts: RefreshOptions): Promise<RefreshResult | undefined> {
+export async function quickCheck(opts: RefreshOptions): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null }> {
   const runId = opts.runId ?? randomUUID();
   try {
-    return await alreadyCurrent(opts, await plan(opts), (outcome, message, extra) => ({ partition: opts.partition, outcome, runId, message, ...extra }));
+    const p = await plan(opts);
+    const settled = await alreadyCurrent(opts, p, (outcome, message, extra) => ({ partition: opts.partition, outcome, runId, message, ...extra }));
+    return settled ? { settled } : { start: p.start ?? null };
   } catch {
-    return undefined;
+    return {};
   }
 }
 

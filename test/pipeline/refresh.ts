@@ -132,6 +132,22 @@ export function describeRefresh(backend: Backend): void {
       expect(m?.history).toEqual([]);
     });
 
+    it("a manifest handed in by a dispatcher is the one the promotion must replace: a stale one loses, changing nothing", async () => {
+      const first = pointsTask(input("handed-1.json", 30));
+      const partition = { dataset: "handed", region: "north", date: "2026-01-05" };
+      expect((await refreshPartition({ store, task: first, partition, versions: VERSIONS })).outcome).toBe("promoted");
+      const seen = await readManifest(store, manifestKey(partition));
+      // Another run promotes a newer version after the dispatcher read the manifest…
+      expect((await refreshPartition({ store, task: pointsTask(input("handed-2.json", 30, 3)), partition, versions: VERSIONS })).outcome).toBe("promoted");
+      const before = await snapshot(store, "manifests/handed/");
+      // …so a run started from what the dispatcher saw must not overwrite it; nor one told there was none.
+      const stale = await refreshPartition({ store, task: pointsTask(input("handed-3.json", 30, 5)), partition, versions: VERSIONS, start: seen });
+      expect(stale.outcome).toBe("superseded");
+      const none = await refreshPartition({ store, task: pointsTask(input("handed-4.json", 30, 9)), partition, versions: VERSIONS, start: null });
+      expect(none.outcome).toBe("superseded");
+      expect(await snapshot(store, "manifests/handed/")).toEqual(before);
+    });
+
     it("refuses names that could escape their prefix", async () => {
       const task = pointsTask(input("names.json", 4));
       for (const region of ["../etc", "a/b", "x\u0001"]) {
