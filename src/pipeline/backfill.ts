@@ -110,6 +110,14 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   // wherever a listing shows the same version (S3), instead of fetching each again.
   const known = new Map<string, Map<string, KnownManifest>>();
   const window = opts.task.plausibility?.window ?? 7;
+  // A region's dates run in order, so only its latest window + 1 manifests can serve a later date: memory stays
+  // bounded however long the backfill.
+  const remember = (region: string, m: NonNullable<RefreshResult["manifest"]>) => {
+    let byKey = known.get(region);
+    if (!byKey) known.set(region, (byKey = new Map()));
+    byKey.set(m.key, { version: m.version, current: m.current });
+    while (byKey.size > window + 1) byKey.delete([...byKey.keys()].sort()[0] as string);
+  };
   const knownBefore = (p: Partition): Map<string, KnownManifest> => {
     const region = known.get(p.region);
     if (!region) return new Map();
@@ -151,10 +159,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
         for (const i of queue) {
           if (opts.signal?.aborted) return;
           const r = await refresh(partitions[i] as Partition);
-          if (r.manifest) {
-            if (!known.has(r.partition.region)) known.set(r.partition.region, new Map());
-            known.get(r.partition.region)?.set(r.manifest.key, { version: r.manifest.version, current: r.manifest.current });
-          }
+          if (r.manifest) remember(r.partition.region, r.manifest);
           results[i] = r;
           counts[r.outcome]++;
           done++; // not inside the optional call below: its arguments are skipped when there is no callback
