@@ -137,12 +137,7 @@ export class FsStore implements ObjectStore {
     validatePrefix(prefix);
     const slash = prefix.lastIndexOf("/");
     const baseKey = slash < 0 ? "" : prefix.slice(0, slash);
-    const keys: string[] = [];
-    await this.walk(baseKey, keys);
-    const matching = keys
-      .filter((k) => k.startsWith(prefix) && (options?.startAfter === undefined || compareKeys(k, options.startAfter) > 0))
-      .sort(compareKeys);
-    for (const key of matching) {
+    for await (const key of this.walk(baseKey, prefix, options?.startAfter)) {
       try {
         const st = await stat(join(this.root, key));
         yield { key, size: st.size, lastModified: st.mtime };
@@ -154,7 +149,12 @@ export class FsStore implements ObjectStore {
 
   async close(): Promise<void> {}
 
-  private async walk(dirKey: string, out: string[]): Promise<void> {
+  /**
+   * Keys under a directory in UTF-8 byte order, streamed: entries are sorted with each directory as "<name>/",
+   * which is how all its keys begin, so a depth-first walk yields them in order without holding the listing.
+   * Directories that cannot hold a key matching `prefix`, or only keys at or before `startAfter`, are skipped.
+   */
+  private async *walk(dirKey: string, prefix: string, startAfter: string | undefined): AsyncGenerator<string> {
     let entries;
     try {
       entries = await readdir(dirKey === "" ? this.root : join(this.root, dirKey), { withFileTypes: true });
@@ -163,11 +163,23 @@ export class FsStore implements ObjectStore {
       if (code === "ENOENT" || code === "ENOTDIR") return;
       throw this.fsError(error, dirKey);
     }
+    const items: { key: string; order: string; dir: boolean }[] = [];
     for (const entry of entries) {
       if (dirKey === "" && entry.name === FS_INTERNAL_DIR) continue;
       const key = dirKey === "" ? entry.name : `${dirKey}/${entry.name}`;
-      if (entry.isDirectory()) await this.walk(key, out);
-      else if (entry.isFile()) out.push(key);
+      if (entry.isDirectory()) items.push({ key, order: `${key}/`, dir: true });
+      else if (entry.isFile()) items.push({ key, order: key, dir: false });
+    }
+    items.sort((a, b) => compareKeys(a.order, b.order));
+    for (const item of items) {
+      if (item.dir) {
+        const below = item.order;
+        if (!below.startsWith(prefix) && !prefix.startsWith(below)) continue;
+        if (startAfter !== undefined && compareKeys(startAfter, below) > 0 && !startAfter.startsWith(below)) continue;
+        yield* this.walk(item.key, prefix, startAfter);
+      } else if (item.key.startsWith(prefix) && (startAfter === undefined || compareKeys(item.key, startAfter) > 0)) {
+        yield item.key;
+      }
     }
   }
 

@@ -142,25 +142,30 @@ export function describeStoreConformance(backend: Backend): void {
 
     describe("list", () => {
       beforeAll(async () => {
-        for (const k of ["ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/Z", "ls/é", "ls/z"]) await store.put(k, enc(k));
+        // '!', '-' and '.' sort before '/', so "a-b" comes before everything under "a/" (and a directory "a.d").
+        for (const k of ["ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/Z", "ls/é", "ls/z", "ls/a-b", "ls/a!c", "ls/a.d/1"]) await store.put(k, enc(k));
       });
 
       it("lists every key under a prefix in UTF-8 byte order, with sizes", async () => {
         const entries = [];
         for await (const e of store.list("ls/")) entries.push(e);
-        expect(entries.map((e) => e.key)).toEqual(["ls/Z", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
+        expect(entries.map((e) => e.key)).toEqual(["ls/Z", "ls/a!c", "ls/a-b", "ls/a.d/1", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
         expect(entries.find((e) => e.key === "ls/a/b/3")?.size).toBe(8);
         expect(entries.every((e) => e.lastModified instanceof Date)).toBe(true);
       });
 
       it("matches prefixes that end mid-name, and directory-like prefixes", async () => {
-        expect(await keysOf(store, "ls/a")).toEqual(["ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab"]);
+        expect(await keysOf(store, "ls/a")).toEqual(["ls/a!c", "ls/a-b", "ls/a.d/1", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab"]);
+        expect(await keysOf(store, "ls/a.")).toEqual(["ls/a.d/1"]);
         expect(await keysOf(store, "ls/a/")).toEqual(["ls/a/1", "ls/a/2", "ls/a/b/3"]);
         expect(await keysOf(store, "ls/nothing/")).toEqual([]);
       });
 
       it("resumes after a key", async () => {
         expect(await keysOf(store, "ls/", "ls/a/2")).toEqual(["ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
+        expect(await keysOf(store, "ls/", "ls/a-c")).toEqual(["ls/a.d/1", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
+        expect(await keysOf(store, "ls/", "ls/a.d/1")).toEqual(["ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
+        expect(await keysOf(store, "ls/a/", "ls/a/a")).toEqual(["ls/a/b/3"]);
       });
 
       it("pages through more than 1,000 keys without losing or repeating one", async () => {
