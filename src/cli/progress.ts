@@ -1,27 +1,48 @@
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
 
+/** "42s", "12m05s", "3h07m": for people, never for keys. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** One frame of the terminal bar: fill, count, outcomes so far, rate and the time left at that rate. */
+export function progressBar(done: number, total: number, counts: Partial<Record<Outcome, number>>, elapsedMs: number, width = 30): string {
+  const filled = Math.round((done / Math.max(1, total)) * width);
+  const tally = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ");
+  const rate = elapsedMs > 0 ? done / (elapsedMs / 1000) : 0;
+  const left = rate > 0 && done < total ? `, ~${formatDuration((total - done) / rate)} left` : "";
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${tally} (${rate.toFixed(1)}/s${left})`;
+}
+
 /**
  * Progress on stderr: a live bar on a terminal, one line per partition otherwise (CI logs, array jobs). Quiet
- * for a single partition unless something went wrong.
+ * for a single partition unless something went wrong. The wall clock here is only ever shown, never stored.
  */
 export function progressReporter(json: boolean): { onResult: (r: RefreshResult, done: number, total: number) => void; end: () => void } {
   const tty = process.stderr.isTTY && !json;
   const counts: Partial<Record<Outcome, number>> = {};
+  const started = Date.now();
+  let open = false; // a bar is on screen without its newline
   return {
     onResult(r, done, total) {
       counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
       const bad = r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded";
       if (tty) {
-        const width = 30;
-        const filled = Math.round((done / total) * width);
-        const tally = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ");
         if (bad) process.stderr.write(`\r\x1b[K${r.outcome}: ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
-        process.stderr.write(`\r\x1b[K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${tally}`);
-        if (done === total) process.stderr.write("\n");
+        process.stderr.write(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
+        open = done !== total;
+        if (!open) process.stderr.write("\n");
       } else if (!json && (total > 1 || bad)) {
         process.stderr.write(`${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
       }
     },
-    end() {},
+    // An interrupted run stops mid-bar: end the line so the summary starts on its own.
+    end() {
+      if (open) process.stderr.write("\n");
+      open = false;
+    },
   };
 }

@@ -125,7 +125,10 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         overridePlausibility: opts.overridePlausibility,
         onResult: progress.onResult,
         signal: stop.signal,
-      }).finally(() => stop.dispose());
+      }).finally(() => {
+        stop.dispose();
+        progress.end();
+      });
       const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
       // The manifest entries results carry for the backfill's own use are not part of the report.
       if (json) printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
