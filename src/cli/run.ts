@@ -134,7 +134,11 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
       if (json) printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
       else if (!single || code !== EXIT.ok) {
         const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
-        const interrupted = summary.notStarted ? `; interrupted: ${summary.notStarted} not started (run again to finish)` : "";
+        const interrupted = !summary.notStarted
+          ? ""
+          : summary.stopped === "store"
+            ? `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
+            : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
         process.stdout.write(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`);
       }
       process.exitCode = code;

@@ -62,8 +62,9 @@ export interface BackfillSummary {
   /** One per partition that ran, in (date, region) order. */
   results: RefreshResult[];
   retired: string[];
-  /** Partitions never started because `signal` aborted the run (a re-run picks them up). */
+  /** Partitions never started (a re-run picks them up), and why: `signal` aborted, or the store proved unusable. */
   notStarted: number;
+  stopped?: "signal" | "store";
 }
 
 export class BackfillError extends Error {
@@ -153,13 +154,17 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   partitions.forEach((p, i) => queues.set(p.region, [...(queues.get(p.region) ?? []), i]));
   const ready = [...queues.values()];
   let done = 0;
+  // Once the store itself fails (unreachable, credentials refused, ignores conditional writes), every other
+  // partition would fail the same way after its own retries: start no more.
+  let storeFailed = false;
   try {
     const lane = async () => {
       for (let queue = ready.shift(); queue; queue = ready.shift()) {
         for (const i of queue) {
-          if (opts.signal?.aborted) return;
+          if (opts.signal?.aborted || storeFailed) return;
           const r = await refresh(partitions[i] as Partition);
           if (r.manifest) remember(r.partition.region, r.manifest);
+          if (r.storeProblem) storeFailed = true;
           results[i] = r;
           counts[r.outcome]++;
           done++; // not inside the optional call below: its arguments are skipped when there is no callback
@@ -184,5 +189,6 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     }
     retired = await retireMissing(opts.store, manifests, new Set(all), runId);
   }
-  return { total: partitions.length, counts, results: notStarted ? results.filter(Boolean) : results, retired, notStarted };
+  const stopped = notStarted === 0 ? undefined : storeFailed ? "store" : "signal";
+  return { total: partitions.length, counts, results: notStarted ? results.filter(Boolean) : results, retired, notStarted, ...(stopped ? { stopped } : {}) };
 }

@@ -103,6 +103,20 @@ describe("bad inputs", () => {
     expect(r.stderr).toMatch(/ECONNREFUSED; is the server running/);
   }, 60_000);
 
+  it("a backfill against an unreachable store stops at the first store failure instead of retrying every partition", async () => {
+    const started = Date.now();
+    const r = await runCli(["backfill", "--dataset", "bad", "--from", "2026-01-01", "--to", "2026-01-31", "--workers", "0", "--config", config("good.parquet"), "--store", "s3://georefresh-test/x"], {
+      AWS_ENDPOINT_URL_S3: "http://127.0.0.1:9",
+      AWS_ACCESS_KEY_ID: "k",
+      AWS_SECRET_ACCESS_KEY: "s",
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/ECONNREFUSED; is the server running/);
+    const m = /^bad: 31 partitions: 1 failed; stopped: the store cannot be used \(see above\), 30 not started\n$/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    expect(Date.now() - started).toBeLessThan(45_000);
+  }, 90_000);
+
   it("a store that ignores conditional writes: exit 3, and not one artifact written to it", async () => {
     const s3dir = mkdtempSync(join(tmpdir(), "georefresh-s3rver-"));
     const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: "ignoring", configs: [] }] });
