@@ -1,9 +1,8 @@
 import { WKB_CODE } from "./geometry.js";
 import type { GeometryType, Position } from "./geometry.js";
-import { readType, WkbError } from "./wkb.js";
+import { PART_TYPE, readHeader, WkbError } from "./wkb.js";
 import type { WkbColumn } from "./wkb.js";
 
-const PART: Partial<Record<GeometryType, GeometryType>> = { MultiPoint: "Point", MultiLineString: "LineString", MultiPolygon: "Polygon" };
 
 /**
  * Copies one WKB value into canonical form — little-endian ISO WKB, no EWKB SRID — optionally transforming each
@@ -92,21 +91,11 @@ class WkbRewriter {
   }
 
   private geometry(depth: number, expected: GeometryType | undefined): GeometryType {
-    if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", this.row, this.pos);
-    this.need(5, "header");
     const at = this.pos;
-    const order = this.src.getUint8(at);
-    if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, this.row, at);
-    const le = order === 1;
-    const { type, z, srid } = readType(this.src, at + 1, le, this.row);
-    if (expected && type !== expected) throw new WkbError(`a part is a ${type}, expected ${expected}`, this.row, at);
+    const { le, type, z, body } = readHeader(this.src, at, this.end, this.row, depth, expected);
     if (depth === 0) this.z = z;
     else if (z !== this.z) throw new WkbError(`a part is ${z ? "XYZ" : "XY"} inside an ${this.z ? "XYZ" : "XY"} geometry; use one dimension per row`, this.row, at);
-    this.pos += 5;
-    if (srid) {
-      this.need(4, "SRID");
-      this.pos += 4;
-    }
+    this.pos = body;
     this.dst.setUint8(this.out, 1);
     this.dst.setUint32(this.out + 1, WKB_CODE[type] + (z ? 1000 : 0), true);
     this.out += 5;
@@ -121,7 +110,7 @@ class WkbRewriter {
       for (let r = 0; r < rings; r++) this.run(le);
     } else {
       const k = this.count(le, type === "GeometryCollection" ? "geometry count" : "part count", 5);
-      for (let i = 0; i < k; i++) this.geometry(depth + 1, PART[type]);
+      for (let i = 0; i < k; i++) this.geometry(depth + 1, PART_TYPE[type]);
     }
     return type;
   }

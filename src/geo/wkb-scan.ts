@@ -1,5 +1,5 @@
 import type { GeometryType } from "./geometry.js";
-import { readType, WkbError } from "./wkb.js";
+import { PART_TYPE, readHeader, WkbError } from "./wkb.js";
 
 /** Receives the coordinates of a WKB value in order; rings are announced so area can tell shells from holes. */
 export interface WkbVisitor {
@@ -8,7 +8,6 @@ export interface WkbVisitor {
   ringEnd?(): void;
 }
 
-const PART: Partial<Record<GeometryType, GeometryType>> = { MultiPoint: "Point", MultiLineString: "LineString", MultiPolygon: "Polygon" };
 
 /** Methods rather than per-call closures: this runs once per row on hot paths. */
 class WkbScanner {
@@ -46,19 +45,8 @@ class WkbScanner {
   }
 
   geometry(depth: number, expected?: GeometryType): { type: GeometryType; z: boolean } {
-    if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", this.row, this.pos);
-    this.need(5, "header");
-    const at = this.pos;
-    const order = this.view.getUint8(at);
-    if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, this.row, at);
-    const le = order === 1;
-    const { type, z, srid } = readType(this.view, at + 1, le, this.row);
-    if (expected && type !== expected) throw new WkbError(`a part is a ${type}, expected ${expected}`, this.row, at);
-    this.pos += 5;
-    if (srid) {
-      this.need(4, "SRID");
-      this.pos += 4;
-    }
+    const { le, type, z, body } = readHeader(this.view, this.pos, this.end, this.row, depth, expected);
+    this.pos = body;
     const stride = z ? 24 : 16;
     if (type === "Point") {
       this.need(stride, "coordinate");
@@ -78,7 +66,7 @@ class WkbScanner {
       }
     } else {
       const k = this.count(le, type === "GeometryCollection" ? "geometry count" : "part count", 5);
-      for (let i = 0; i < k; i++) this.geometry(depth + 1, PART[type]);
+      for (let i = 0; i < k; i++) this.geometry(depth + 1, PART_TYPE[type]);
     }
     return { type, z };
   }

@@ -232,6 +232,26 @@ export function readType(view: DataView, pos: number, le: boolean, row: number |
   return { type: TYPE_OF_CODE[code] as GeometryType, z, srid };
 }
 
+/** The part type each Multi* geometry must hold. */
+export const PART_TYPE: Partial<Record<GeometryType, GeometryType>> = { MultiPoint: "Point", MultiLineString: "LineString", MultiPolygon: "Polygon" };
+
+/**
+ * One geometry header at `at` (byte order, type word, optional EWKB SRID), with the checks every WKB walker
+ * makes: not nested past 32, complete, a known order and type, the part type a Multi* requires. Returns where
+ * the geometry's body starts. Offsets in errors are `at`-relative to the view, as the caller positions it.
+ */
+export function readHeader(view: DataView, at: number, end: number, row: number | undefined, depth: number, expected?: GeometryType) {
+  if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", row, at);
+  if (at + 5 > end) throw new WkbError(`truncated: header needs 5 bytes, ${end - at} left`, row, at);
+  const order = view.getUint8(at);
+  if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, row, at);
+  const le = order === 1;
+  const { type, z, srid } = readType(view, at + 1, le, row);
+  if (expected && type !== expected) throw new WkbError(`a part is a ${type}, expected ${expected}`, row, at);
+  if (srid && at + 9 > end) throw new WkbError(`truncated: SRID needs 4 bytes, ${end - at - 5} left`, row, at + 5);
+  return { le, type, z, body: at + (srid ? 9 : 5) };
+}
+
 /** Reads WKB values; methods instead of per-call closures keep decoding cheap on hot paths. */
 class WkbReader {
   pos = 0;
