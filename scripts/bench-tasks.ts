@@ -23,23 +23,19 @@ export const small = defineTask({
   },
 });
 
-const HEAVY_REGIONS = ["h0", "h1", "h2", "h3"];
+/** What the two heavy tasks share: regions, input, CRS, and where polygon i of region k is centred. */
+const HEAVY = { version: "1", cadence: "daily" as const, regions: ["h0", "h1", "h2", "h3"], inputs: () => ({ points: input() }), crs: "OGC:CRS84", idColumn: "id" };
+const centre = (i: number, k: number) => [-170 + ((i * 37 + k) % 340), -60 + ((i * 13) % 120)] as const;
 
 /** Heavy partitions: 3,000 polygons of 200 vertices each, so GEOS validation dominates. */
 export const heavy = defineTask({
+  ...HEAVY,
   name: "bench-heavy",
-  version: "1",
-  cadence: "daily",
-  regions: HEAVY_REGIONS,
-  inputs: () => ({ points: input() }),
-  crs: "OGC:CRS84",
-  idColumn: "id",
   async compute(ctx) {
     await ctx.input("points");
     const k = Number(ctx.partition.region.slice(1));
     return Array.from({ length: 3000 }, (_, i): Feature => {
-      const cx = -170 + ((i * 37 + k) % 340);
-      const cy = -60 + ((i * 13) % 120);
+      const [cx, cy] = centre(i, k);
       const ring = Array.from({ length: 199 }, (_, j) => [cx + 0.3 * Math.cos((2 * Math.PI * j) / 199), cy + 0.3 * Math.sin((2 * Math.PI * j) / 199)]);
       ring.push(ring[0] as number[]);
       return { geometry: { type: "Polygon", coordinates: [ring] }, properties: { id: i } };
@@ -50,13 +46,8 @@ export const heavy = defineTask({
 
 /** The same rows as `heavy`, written straight into a WKB column of an Arrow table: no object per vertex. */
 export const heavyArrow = defineTask({
+  ...HEAVY,
   name: "bench-heavy-arrow",
-  version: "1",
-  cadence: "daily",
-  regions: HEAVY_REGIONS,
-  inputs: () => ({ points: input() }),
-  crs: "OGC:CRS84",
-  idColumn: "id",
   async compute(ctx) {
     await ctx.input("points");
     const k = Number(ctx.partition.region.slice(1));
@@ -67,8 +58,7 @@ export const heavyArrow = defineTask({
     const view = new DataView(data.buffer);
     const offsets = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
-      const cx = -170 + ((i * 37 + k) % 340);
-      const cy = -60 + ((i * 13) % 120);
+      const [cx, cy] = centre(i, k);
       let pos = i * size;
       view.setUint8(pos, 1);
       view.setUint32(pos + 1, 3, true);

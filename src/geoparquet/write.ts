@@ -5,7 +5,7 @@ import type { Crs } from "../geo/crs.js";
 import { wkbSummary } from "../geo/wkb.js";
 import { hilbertOrder } from "./hilbert.js";
 import { geoMetadataJson, sortGeometryTypes } from "./metadata.js";
-import { binaryColumn } from "./columns.js";
+import { binaryColumn, compactChunks } from "./columns.js";
 import { take } from "./take.js";
 
 /**
@@ -116,7 +116,8 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
   const order = hilbertOrder(stats.bboxes, id ? (a, b) => cmp(id.get(a), id.get(b)) : undefined);
 
   // Sorted copies are made one row group at a time: only the order and one group's columns are ever extra.
-  const sources = input.schema.fields.filter((f) => f.name !== COVERING_COLUMN).map((f) => [f.name, input.getChild(f.name) as Vector] as const);
+  // Joined into one chunk once here, not again by take() for every row group.
+  const sources = input.schema.fields.filter((f) => f.name !== COVERING_COLUMN).map((f) => [f.name, compactChunks(input.getChild(f.name) as Vector)] as const);
   const rowGroup = (start: number, end: number): Table => {
     const rows = order.subarray(start, end);
     const columns: Record<string, Vector> = {};

@@ -3,7 +3,7 @@ import { ArtifactIndex } from "./artifact-index.js";
 import { plannedPartitions } from "./backfill.js";
 import type { BackfillOptions } from "./backfill.js";
 import type { ResolvedInput } from "./identity.js";
-import { plan } from "./refresh.js";
+import { artifactExists, plan } from "./refresh.js";
 import type { RefreshOptions } from "./refresh.js";
 import type { Partition } from "./task.js";
 
@@ -41,7 +41,7 @@ export async function planPartition(opts: RefreshOptions): Promise<PartitionPlan
   try {
     const p = await plan(opts);
     const current = p.start?.manifest.current ?? undefined;
-    const exists = await (opts.artifactIndex ? opts.artifactIndex.exists(partition, p.aKey) : opts.store.exists(p.aKey));
+    const exists = await artifactExists(opts, p.aKey);
     const base = { partition, key: p.key, ...(current ? { currentKey: current.key } : {}) };
     if (current?.key === p.key) return { ...base, status: exists ? "unchanged" : "missing-artifact", reasons: exists ? [] : [`${p.aKey} is missing`] };
     const reasons: string[] = [];

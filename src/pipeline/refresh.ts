@@ -145,11 +145,16 @@ export async function plan(opts: RefreshOptions) {
  * The no-op path: when the manifest already names this key, one GET (manifest) and one HEAD (artifact) settle the
  * partition. Returns undefined when there is work to do.
  */
+/** Whether the planned artifact is stored: from the backfill's listing where it has one, else asked directly. */
+export function artifactExists(opts: RefreshOptions, aKey: string): Promise<boolean> {
+  return opts.artifactIndex ? opts.artifactIndex.exists(opts.partition, aKey) : opts.store.exists(aKey);
+}
+
 async function alreadyCurrent(opts: RefreshOptions, p: Awaited<ReturnType<typeof plan>>, result: (o: Outcome, m: string, e: Partial<RefreshResult>) => RefreshResult) {
   const { store } = opts;
   const current = p.start?.manifest.current;
   if (current?.key !== p.key) return undefined;
-  if (!(await (opts.artifactIndex ? opts.artifactIndex.exists(opts.partition, p.aKey) : store.exists(p.aKey)))) {
+  if (!(await artifactExists(opts, p.aKey))) {
     throw new RefreshError(`${store.locate(p.mKey)} points at ${store.locate(p.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
   }
   const manifest = { key: p.mKey, version: (p.start as { version: string }).version, current };
