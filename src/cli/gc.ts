@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { collectGarbage, parseAge } from "../pipeline/gc.js";
+import { collectGarbage, GcFloorError, parseAge } from "../pipeline/gc.js";
 import { openStore } from "../store/open.js";
 import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
@@ -10,15 +10,16 @@ export function registerGc(program: Command): void {
   program
     .command("gc")
     .description("remove leftovers readers never see: temp objects, stale outbox events, stale multipart uploads (dry run unless --apply)")
-    .option("--older-than <age>", "only what is older than this (s, m, h, d)", "24h")
+    .option("--older-than <age>", "only what is older than this (s, m, h, d; at least 1h without --override-floor)", "24h")
+    .option("--override-floor", "accept --older-than below 1h (artifacts and events stay protected; see README \"Safety\")")
     .option("--apply", "delete; without it gc only lists")
     .option("--artifacts", "also remove artifacts that no manifest references")
     .option("--keep <n>", "with --artifacts: keep the newest n unreferenced artifacts per partition", "0")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "one JSON report")
-    .addHelpText("after", "\nExit codes: 0 done (or nothing to do), 2 usage, 3 store.")
-    .action(async (opts: CommonOptions & { olderThan: string; apply?: boolean; artifacts?: boolean; keep: string }) => {
+    .addHelpText("after", "\nExit codes: 0 done (or nothing to do), 1 a dataset was skipped (a manifest or outbox record could not be read:\nnothing of it was deleted), 2 usage, 3 store.")
+    .action(async (opts: CommonOptions & { olderThan: string; overrideFloor?: boolean; apply?: boolean; artifacts?: boolean; keep: string }) => {
       try {
         let olderThanMs: number;
         try {
@@ -31,7 +32,7 @@ export function registerGc(program: Command): void {
         const config = await openConfig(opts);
         const store = openStore(config.store);
         try {
-          const report = await collectGarbage(store, { olderThanMs, apply: Boolean(opts.apply), ...(opts.artifacts ? { artifacts: { keep } } : {}) });
+          const report = await collectGarbage(store, { olderThanMs, overrideFloor: Boolean(opts.overrideFloor), apply: Boolean(opts.apply), ...(opts.artifacts ? { artifacts: { keep } } : {}) });
           if (opts.json) printJson(report);
           else {
             const verb = report.applied ? "removed" : "would remove";
@@ -39,14 +40,16 @@ export function registerGc(program: Command): void {
               if (list.length) process.stdout.write(`${verb} ${list.length} ${what}:\n${list.map((k) => `  ${k}\n`).join("")}`);
             }
             if (!report.applied && report.temp.length + report.outbox.length + report.artifacts.length + report.uploads.length > 0) process.stdout.write("(dry run: add --apply to delete)\n");
+            for (const s of report.spared) process.stdout.write(`spared ${s.key}: ${s.reason}\n`);
           }
-          process.exitCode = EXIT.ok;
+          for (const s of report.skipped) process.stderr.write(`georefresh: gc skipped dataset ${s.dataset} (nothing of it was deleted): ${s.reason}\n`);
+          process.exitCode = report.skipped.length ? EXIT.failed : EXIT.ok;
         } finally {
           await store.close();
         }
       } catch (error) {
         const code = reportError(error, Boolean(opts.json));
-        process.exitCode = error instanceof UsageError ? EXIT.usage : code;
+        process.exitCode = error instanceof UsageError || error instanceof GcFloorError ? EXIT.usage : code;
       }
     });
 }

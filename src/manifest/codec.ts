@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { NotFoundError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
+import { artifactKey, partitionOfManifestKey } from "./layout.js";
 import type { Manifest } from "./types.js";
 
 export class ManifestError extends Error {
@@ -23,6 +24,33 @@ function check(doc: unknown, where: string): Manifest {
   return doc;
 }
 
+/** A manifest whose content does not belong where it was read: it names another partition, or another partition's artifact. */
+export class TamperedManifestError extends ManifestError {
+  constructor(message: string) {
+    super(message);
+    this.name = "TamperedManifestError";
+  }
+}
+
+/**
+ * Binds a manifest to its key: it must describe the partition its key names, and every entry must point at
+ * exactly that partition's artifact for the entry's key. Without this, a manifest edited to name another
+ * partition's artifact would be served by `read`, pass as "unchanged", and make gc delete the real one.
+ */
+function checkBinding(manifest: Manifest, key: string, where: string): Manifest {
+  const p = partitionOfManifestKey(key);
+  if (!p) return manifest; // not a partition manifest key (a test's scratch key): nothing to bind to
+  const wrong = (what: string) =>
+    new TamperedManifestError(`${where} is a tampered or corrupt manifest: ${what}. Nothing was read through it or changed; restore it from a backup, or delete it so the next run rebuilds the partition`);
+  if (manifest.dataset !== p.dataset || manifest.partition.region !== p.region || manifest.partition.logical_date !== p.date) {
+    throw wrong(`it describes ${manifest.dataset} ${manifest.partition.region} ${manifest.partition.logical_date}, but its key is ${p.dataset} ${p.region} ${p.date}`);
+  }
+  for (const entry of [manifest.current, ...manifest.history]) {
+    if (entry && entry.artifact !== artifactKey(p, entry.key)) throw wrong(`entry ${entry.key} points at ${entry.artifact}, not at this partition's ${artifactKey(p, entry.key)}`);
+  }
+  return manifest;
+}
+
 /** The manifest and the version it was read at (for If-Match), or undefined when there is none. */
 export async function readManifest(store: ObjectStore, key: string): Promise<{ manifest: Manifest; version: string } | undefined> {
   let got;
@@ -38,7 +66,7 @@ export async function readManifest(store: ObjectStore, key: string): Promise<{ m
   } catch (error) {
     throw new ManifestError(`${store.locate(key)} is not JSON (${(error as Error).message}). It was left untouched; fix or remove it by hand`);
   }
-  return { manifest: check(doc, store.locate(key)), version: got.meta.version };
+  return { manifest: checkBinding(check(doc, store.locate(key)), key, store.locate(key)), version: got.meta.version };
 }
 
 /** Serialises a manifest after checking it against the schema: an invalid manifest is never written. */

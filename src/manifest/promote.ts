@@ -1,10 +1,16 @@
 import { AlreadyExistsError, PreconditionFailedError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 import { encodeManifest, readManifest } from "./codec.js";
+import { condemning, sameState } from "./condemn.js";
 import { HISTORY_LIMIT } from "./types.js";
 import type { Manifest, ManifestEntry } from "./types.js";
 
-export type PromoteOutcome = { outcome: "promoted"; version: string } | { outcome: "unchanged"; current: ManifestEntry } | { outcome: "superseded"; current: ManifestEntry | null };
+export type PromoteOutcome =
+  | { outcome: "promoted"; version: string }
+  | { outcome: "unchanged"; current: ManifestEntry }
+  | { outcome: "superseded"; current: ManifestEntry | null }
+  /** Only gc's bookkeeping changed since `start`: the caller re-checks its artifact and event and promotes on `now`. */
+  | { outcome: "moved"; now: { manifest: Manifest; version: string } | undefined };
 
 /**
  * Points the partition's manifest at `entry` with one conditional write: If-None-Match when there was no
@@ -29,11 +35,15 @@ export async function promote(
     history: [],
     retired: null,
   };
+  // A live condemnation (of other keys: the caller waited out any of its own) stays visible to other runs.
+  const { gc: _gc, ...rest } = base;
+  const live = condemning(base, base.gc?.keys ?? []);
   const next: Manifest = {
-    ...base,
+    ...rest,
     current: entry,
     history: current ? [current, ...base.history].slice(0, HISTORY_LIMIT) : base.history,
     retired: null,
+    ...(live ? { gc: live } : {}),
   };
   try {
     const { version } = await store.put(key, encodeManifest(next, store.locate(key)), { mode: start ? { update: start.version } : "create", contentType: "application/json" });
@@ -41,6 +51,7 @@ export async function promote(
   } catch (error) {
     if (!(error instanceof AlreadyExistsError || error instanceof PreconditionFailedError)) throw error;
     const now = await readManifest(store, key);
+    if (sameState(now?.manifest, start?.manifest)) return { outcome: "moved", now };
     return { outcome: "superseded", current: now?.manifest.current ?? null };
   }
 }

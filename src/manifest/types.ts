@@ -26,6 +26,16 @@ export interface Manifest {
   current: ManifestEntry | null;
   history: ManifestEntry[];
   retired: { run_id: string; reason: string; logical_date: string } | null;
+  /** gc's announcement that it is deleting these keys of the partition; absent or null otherwise (docs/gc.md). */
+  gc?: Condemnation | null;
+}
+
+export interface Condemnation {
+  /** The gc run that wrote it. */
+  by: string;
+  /** Wall-clock end of gc's lease (bookkeeping only, never in a key or artifact). */
+  until: string;
+  keys: string[];
 }
 
 /** How many earlier entries a manifest keeps, newest first. */

@@ -1,5 +1,5 @@
 import type { ObjectStore } from "../store/types.js";
-import { artifactMonthPrefix } from "./layout.js";
+import { artifactMonthPrefix } from "../manifest/layout.js";
 import type { Partition } from "./task.js";
 
 /** A (region, month) needs at least this many of the run's dates before one listing replaces their checks. */

@@ -3,7 +3,7 @@ import { GeometryValidator } from "../geo/validity.js";
 import { retireMissing } from "../manifest/tombstone.js";
 import type { ObjectStore } from "../store/types.js";
 import { logicalDates } from "./calendar.js";
-import { manifestKey, manifestPrefix, partitionOfManifestKey } from "./layout.js";
+import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import type { VersionsFile } from "./pins.js";
 import { WorkerPool } from "../geo/worker-pool.js";

@@ -5,7 +5,7 @@ import { encodeRecord, outboxPrefix, readRecord } from "../manifest/outbox.js";
 import type { OutboxRecord } from "../manifest/outbox.js";
 import { PreconditionFailedError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
-import { manifestKey } from "./layout.js";
+import { manifestKey } from "../manifest/layout.js";
 
 export interface DeliverOptions {
   webhook: string;

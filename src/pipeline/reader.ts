@@ -5,7 +5,7 @@ import { readGeoParquet } from "../geoparquet/read.js";
 import { sha256Hex } from "../store/digest.js";
 import { openStore } from "../store/open.js";
 import type { ObjectStore } from "../store/types.js";
-import { manifestKey, manifestPrefix, partitionOfManifestKey } from "./layout.js";
+import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
 
 export class ReadError extends Error {
   constructor(message: string) {

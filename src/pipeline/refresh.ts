@@ -6,10 +6,10 @@ import { writeGeoParquet, WRITER_ID } from "../geoparquet/write.js";
 import { checkPlausibility, regionHistory } from "../manifest/checks.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import { readManifest } from "../manifest/codec.js";
-import { outboxId, recordEvent } from "../manifest/outbox.js";
-import { promote } from "../manifest/promote.js";
+import { outboxId } from "../manifest/outbox.js";
+import type { OutboxEvent } from "../manifest/outbox.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
-import { AlreadyExistsError, isStoreError, NotFoundError } from "../store/errors.js";
+import { isStoreError, NotFoundError } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { inspectArtifact } from "./artifact.js";
@@ -17,9 +17,10 @@ import type { ArtifactFacts } from "./artifact.js";
 import type { ArtifactIndex } from "./artifact-index.js";
 import { ComputeOutputError, tableFromCompute } from "./compute-output.js";
 import { fingerprint } from "./fingerprint.js";
+import { NonDeterministicError, publishAndPromote } from "./publish.js";
 import { resolveInput } from "./identity.js";
 import type { ResolvedInput } from "./identity.js";
-import { artifactKey, checkPartition, manifestKey, manifestPrefix, tempKey } from "./layout.js";
+import { artifactKey, checkPartition, manifestKey, manifestPrefix, tempKey } from "../manifest/layout.js";
 import { resolvePins } from "./pins.js";
 import type { VersionsFile } from "./pins.js";
 import type { Partition, TaskDefinition } from "./task.js";
@@ -210,8 +211,10 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       return { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) };
     };
     const existing = await store.get(aKey).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+    let bytes: Uint8Array;
     if (existing) {
       reconciled = true;
+      bytes = existing.body;
       facts = await inspectArtifact(existing.body, store.locate(aKey), storage, validator);
       if (facts.problems.length) throw new RefreshError(`existing artifact ${store.locate(aKey)} fails validation: ${facts.problems.join("; ")}`, "invalid");
       plausibility = await judge(facts);
@@ -231,24 +234,12 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       temp = tempKey(partition, runId, key);
       await store.put(temp, written.bytes, { mode: "create" });
       // 5. Validate what was written, as read back from the store.
-      const readBack = (await store.get(temp)).body;
-      facts = await inspectArtifact(readBack, store.locate(temp), storage, validator);
+      bytes = (await store.get(temp)).body;
+      facts = await inspectArtifact(bytes, store.locate(temp), storage, validator);
       if (facts.problems.length) throw new RefreshError(`validation failed for ${partition.dataset} ${partition.region} ${partition.date}: ${facts.problems.join("; ")}`, "invalid");
       plausibility = await judge(facts);
-      if (start?.manifest.current?.sha256 !== facts.sha256) {
-        // 6a. Publish write-once. A concurrent run of the same key must have written the same bytes.
-        try {
-          await store.put(aKey, readBack, { mode: "create" });
-        } catch (error) {
-          if (!(error instanceof AlreadyExistsError)) throw error;
-          const theirs = await store.get(aKey);
-          const same = theirs.body.byteLength === readBack.byteLength && Buffer.from(theirs.body).equals(Buffer.from(readBack));
-          if (!same) throw new RefreshError(`${store.locate(aKey)} already holds different bytes for the same key: the task's output is not deterministic`, "failed");
-        }
-      }
     }
 
-    // 6b. Promote with a conditional write of the manifest.
     const entry: ManifestEntry = {
       key,
       artifact: aKey,
@@ -268,24 +259,20 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       promoted_at: new Date().toISOString(),
       plausibility,
     };
-    // 7. The side effect goes to the outbox first, keyed by the change: a crash after this line loses nothing,
-    // and `deliver` voids the event if this run then loses the race.
-    if (start?.manifest.current?.sha256 !== facts.sha256) {
-      await recordEvent(store, {
-        id: outboxId(partition.dataset, partition.region, partition.date, facts.sha256),
-        dataset: partition.dataset,
-        region: partition.region,
-        logical_date: partition.date,
-        artifact: store.locate(aKey),
-        sha256: facts.sha256,
-        rows: facts.rows,
-        previous_sha256: start?.manifest.current?.sha256 ?? null,
-      });
-    }
-    const promoted = await promote(store, mKey, start, partition, entry);
+    const event: OutboxEvent = {
+      id: outboxId(partition.dataset, partition.region, partition.date, facts.sha256),
+      dataset: partition.dataset,
+      region: partition.region,
+      logical_date: partition.date,
+      artifact: store.locate(aKey),
+      sha256: facts.sha256,
+      rows: facts.rows,
+      previous_sha256: start?.manifest.current?.sha256 ?? null,
+    };
+    const { outcome: promoted, base } = await publishAndPromote(store, { partition, mKey, aKey, start, entry, event, bytes, published: reconciled });
     const extra = { key, sha256: facts.sha256, rows: facts.rows };
     if (promoted.outcome === "unchanged") {
-      const manifest = { key: mKey, version: (start as { version: string }).version, current: promoted.current };
+      const manifest = { key: mKey, version: (base as { version: string }).version, current: promoted.current };
       return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, { ...extra, manifest });
     }
     if (promoted.outcome === "superseded") return result("superseded", `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`, extra);
@@ -293,6 +280,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, { ...extra, manifest });
   } catch (error) {
     if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true } : {});
+    if (error instanceof NonDeterministicError) return result("failed", error.message);
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
     const storeProblem = isStoreError(error) && ["Unavailable", "AccessDenied", "Misconfigured", "LockTimeout"].includes(error.code);
     return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true } : {});

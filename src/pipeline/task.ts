@@ -1,13 +1,9 @@
 import type { ColumnSpec } from "../geoparquet/features.js";
 import type { ComputeOutput } from "./compute-output.js";
 
-/** One unit of work: a region of a dataset on a logical date. */
-export interface Partition {
-  dataset: string;
-  region: string;
-  /** The logical date, YYYY-MM-DD (for monthly cadence, the first of the month). Never the wall clock. */
-  date: string;
-}
+import type { Partition } from "../manifest/layout.js";
+
+export type { Partition };
 
 export interface TaskContext {
   partition: Partition;

@@ -86,3 +86,14 @@ export interface ObjectStore {
   list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry>;
   close(): Promise<void>;
 }
+
+/** A store that can find and abort multipart uploads its writers never completed (S3). A capability, not a class. */
+export interface MultipartUploads {
+  staleUploads(before: Date): AsyncIterable<{ key: string; uploadId: string; initiated: Date }>;
+  abortUpload(key: string, uploadId: string): Promise<void>;
+}
+
+export function hasMultipartUploads(store: ObjectStore): store is ObjectStore & MultipartUploads {
+  const s = store as Partial<MultipartUploads>;
+  return typeof s.staleUploads === "function" && typeof s.abortUpload === "function";
+}

@@ -7,7 +7,7 @@ import { regionHistory } from "../../src/manifest/checks.js";
 import { readManifest } from "../../src/manifest/codec.js";
 import { backfill } from "../../src/pipeline/backfill.js";
 import { logicalDates } from "../../src/pipeline/calendar.js";
-import { manifestPrefix } from "../../src/pipeline/layout.js";
+import { manifestPrefix } from "../../src/manifest/layout.js";
 import { CountingStore } from "../../src/store/counting.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { pointsTask, writePoints } from "../helpers/points-task.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/pipeline/backfill.js";
 import { planBackfill } from "../../src/pipeline/dry-run.js";
 import type { PartitionPlan } from "../../src/pipeline/dry-run.js";
-import { manifestKey } from "../../src/pipeline/layout.js";
+import { manifestKey } from "../../src/manifest/layout.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
 import { CountingStore } from "../../src/store/counting.js";
 import { FsStore } from "../../src/store/fs.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { recordEvent } from "../../src/manifest/outbox.js";
+import { outboxId, outboxKey, recordEvent } from "../../src/manifest/outbox.js";
 import { collectGarbage } from "../../src/pipeline/gc.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
 import { S3Store } from "../../src/store/s3.js";
@@ -35,7 +35,7 @@ export function describeGc(backend: Backend): void {
       await refreshPartition({ store, task: pointsTask(input), partition, versions: VERSIONS }); // history now holds the first
       await store.put(stray, new Uint8Array([1, 2, 3]));
       await store.put(temp, new Uint8Array([4, 5, 6]));
-      await recordEvent(store, { id: "0".repeat(32), dataset: "gc", region: "north", logical_date: "2026-01-01", artifact: "x", sha256: "e".repeat(64), rows: 1, previous_sha256: null });
+      await recordEvent(store, { id: outboxId("gc", "north", "2026-01-01", "e".repeat(64)), dataset: "gc", region: "north", logical_date: "2026-01-01", artifact: "x", sha256: "e".repeat(64), rows: 1, previous_sha256: null });
     });
     afterAll(async () => {
       await fx.dispose();
@@ -52,7 +52,7 @@ export function describeGc(backend: Backend): void {
     it("a dry run lists the leftovers and deletes nothing", async () => {
       const before = await snapshot(store);
       const r = await collectGarbage(store, { olderThanMs: DAY, apply: false, artifacts: { keep: 0 }, now: new Date(Date.now() + 2 * DAY) });
-      expect(r).toMatchObject({ applied: false, temp: [temp], outbox: [`outbox/gc/${"0".repeat(32)}.json`], artifacts: [stray] });
+      expect(r).toMatchObject({ applied: false, temp: [temp], outbox: [outboxKey("gc", outboxId("gc", "north", "2026-01-01", "e".repeat(64)))], artifacts: [stray] });
       expect(await snapshot(store)).toEqual(before);
     });
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
-import { manifestKey } from "../../src/pipeline/layout.js";
+import { manifestKey } from "../../src/manifest/layout.js";
 import { ProcessPool } from "../helpers/race.js";
 import { writePoints } from "../helpers/points-task.js";
 import { openFixture } from "../helpers/stores.js";

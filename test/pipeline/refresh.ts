@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
 import { backfill } from "../../src/pipeline/backfill.js";
-import { artifactKey, manifestKey } from "../../src/pipeline/layout.js";
+import { artifactKey, manifestKey } from "../../src/manifest/layout.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";

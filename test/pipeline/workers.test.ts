@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
 import { backfill } from "../../src/pipeline/backfill.js";
-import { manifestKey } from "../../src/pipeline/layout.js";
+import { manifestKey } from "../../src/manifest/layout.js";
 import { loadTask } from "../../src/pipeline/task-ref.js";
 import { FsStore } from "../../src/store/fs.js";
 import { VERSIONS, writePoints } from "../helpers/points-task.js";

@@ -1,10 +1,17 @@
-import type { Partition } from "./task.js";
 
 /**
  * Where everything lives in the store. Partitions are Hive-style (region=…/date=…) so DuckDB and friends can
  * read a dataset's artifacts with partition columns; one manifest per partition keeps a 1,000-partition
  * backfill free of cross-partition contention.
  */
+/** One unit of work: a region of a dataset on a logical date. */
+export interface Partition {
+  dataset: string;
+  region: string;
+  /** The logical date, YYYY-MM-DD (for monthly cadence, the first of the month). Never the wall clock. */
+  date: string;
+}
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -1,0 +1,75 @@
+import { awaitClearance } from "../manifest/condemn.js";
+import type { Found } from "../manifest/condemn.js";
+import { outboxKey, recordEvent } from "../manifest/outbox.js";
+import type { OutboxEvent } from "../manifest/outbox.js";
+import { promote } from "../manifest/promote.js";
+import type { PromoteOutcome } from "../manifest/promote.js";
+import type { Partition } from "../manifest/layout.js";
+import type { ManifestEntry } from "../manifest/types.js";
+import { AlreadyExistsError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+
+export class NonDeterministicError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NonDeterministicError";
+  }
+}
+
+export interface Publication {
+  partition: Partition;
+  mKey: string;
+  aKey: string;
+  /** The manifest as found at run start: the version the promotion may replace. */
+  start: Found | undefined;
+  entry: ManifestEntry;
+  event: OutboxEvent;
+  /** The validated artifact bytes this run holds (computed, or read from the existing artifact). */
+  bytes: Uint8Array;
+  /** The artifact was already stored when the run looked (a reconcile). */
+  published: boolean;
+}
+
+/** How many times gc's bookkeeping may move the manifest under one run before it gives up as superseded. */
+const MOVES = 8;
+
+/**
+ * Steps 6–7 of the protocol: publish the artifact write-once, record the outbox event, promote the manifest by
+ * CAS. The artifact and event are (re-)ensured after reading the version the promotion builds on and never on
+ * a version whose live gc condemnation names them, so gc cannot delete either under a promotion (docs/gc.md).
+ */
+export async function publishAndPromote(store: ObjectStore, pub: Publication): Promise<{ outcome: Exclude<PromoteOutcome, { outcome: "moved" }>; base: Found | undefined }> {
+  const mine = [pub.aKey, outboxKey(pub.event.dataset, pub.event.id)];
+  let base = pub.start;
+  let checkFirst = pub.published;
+  for (let move = 0; ; move++) {
+    base = await awaitClearance(store, pub.mKey, base, mine);
+    // Nothing to publish when the manifest already points at these bytes: promote() then writes nothing.
+    if (base?.manifest.current?.sha256 !== pub.entry.sha256) {
+      await ensureArtifact(store, pub.aKey, pub.bytes, checkFirst);
+      await recordEvent(store, pub.event);
+    }
+    const outcome = await promote(store, pub.mKey, base, pub.partition, pub.entry);
+    if (outcome.outcome !== "moved") return { outcome, base };
+    if (move >= MOVES) return { outcome: { outcome: "superseded", current: outcome.now?.manifest.current ?? null }, base };
+    base = outcome.now;
+    checkFirst = true; // gc may have deleted what this run published or found
+  }
+}
+
+/**
+ * The artifact is stored under its key with exactly these bytes: created write-once when absent (also when gc
+ * removed it as an orphan: this run holds the validated bytes), compared when another writer got there first.
+ */
+async function ensureArtifact(store: ObjectStore, key: string, bytes: Uint8Array, checkFirst: boolean): Promise<void> {
+  if (checkFirst && (await store.exists(key))) return;
+  try {
+    await store.put(key, bytes, { mode: "create" });
+  } catch (error) {
+    if (!(error instanceof AlreadyExistsError)) throw error;
+    const theirs = await store.get(key);
+    if (!Buffer.from(theirs.body).equals(Buffer.from(bytes))) {
+      throw new NonDeterministicError(`${store.locate(key)} already holds different bytes for the same key: the task's output is not deterministic`);
+    }
+  }
+}
