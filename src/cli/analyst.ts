@@ -1,12 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { decodeWkb } from "../geo/wkb.js";
-import { openDataset, ReadError } from "../pipeline/reader.js";
+import { openDataset } from "../pipeline/reader.js";
 import type { Which } from "../pipeline/reader.js";
 import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
-import { EXIT } from "./exit-codes.js";
-import { printJson, reportError } from "./output.js";
+import { out, printJson, reportError } from "./output.js";
 
 type Opts = CommonOptions & { region?: string; date?: string; latest?: boolean; history?: boolean; format?: string; out?: string };
 
@@ -26,8 +25,7 @@ async function withDataset(name: string, opts: Opts, body: (ds: ReturnType<typeo
       await ds.store.close();
     }
   } catch (error) {
-    const code = reportError(error, Boolean(opts.json));
-    process.exitCode = error instanceof UsageError ? EXIT.usage : error instanceof ReadError ? EXIT.failed : code;
+    process.exitCode = reportError(error, Boolean(opts.json));
   }
 }
 
@@ -46,7 +44,7 @@ export function registerAnalyst(program: Command): void {
         promoted_at: p.manifest.current?.promoted_at ?? null,
       }));
       if (opts.json) return printJson(rows);
-      for (const r of rows) process.stdout.write(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      for (const r of rows) out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
     }),
   );
 
@@ -83,7 +81,7 @@ export function registerAnalyst(program: Command): void {
       }
       const urls = parts.sort((a, b) => (a.region + a.date < b.region + b.date ? -1 : 1)).map((p) => ds.store.locate(p.manifest.current?.artifact as string));
       if (opts.json) printJson(urls);
-      else process.stdout.write(urls.map((u) => `${u}\n`).join(""));
+      else out(urls.map((u) => `${u}\n`).join(""));
     }),
   );
 
@@ -103,8 +101,8 @@ export function registerAnalyst(program: Command): void {
       if (!["geojson", "ndjson", "parquet"].includes(format)) throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
       if (format === "parquet" && !opts.out && process.stdout.isTTY) throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
       const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
-      let out: Uint8Array | string;
-      if (format === "parquet") out = bytes;
+      let payload: Uint8Array | string;
+      if (format === "parquet") payload = bytes;
       else {
         const { table } = await ds.read(opts.region as string, which(opts));
         const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
@@ -113,10 +111,11 @@ export function registerAnalyst(program: Command): void {
           properties: Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
           geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
         }));
-        out = format === "ndjson" ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "") : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
+        payload = format === "ndjson" ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "") : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
       }
-      if (opts.out) await writeFile(opts.out, out);
-      else process.stdout.write(out);
+      // The data as it is (never redacted: it is the user's data, not a message).
+      if (opts.out) await writeFile(opts.out, payload);
+      else process.stdout.write(payload);
       void entry;
     }),
   );

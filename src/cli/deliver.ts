@@ -4,7 +4,7 @@ import { openStore } from "../store/open.js";
 import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { printJson, reportError } from "./output.js";
+import { err, out, printJson, reportError } from "./output.js";
 
 export function registerDeliver(program: Command): void {
   program
@@ -28,16 +28,15 @@ export function registerDeliver(program: Command): void {
           if (opts.json) printJson(report);
           else if (report.counts.failed || report.counts.sent) {
             const tally = Object.entries(report.counts).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
-            process.stdout.write(`outbox: ${tally}\n`);
-            for (const e of report.events.filter((x) => x.status === "failed")) process.stderr.write(`georefresh: event ${e.id} not delivered: ${e.detail}\n`);
+            out(`outbox: ${tally}\n`);
+            for (const e of report.events.filter((x) => x.status === "failed")) err(`georefresh: event ${e.id} not delivered: ${e.detail}\n`);
           }
           process.exitCode = report.counts.failed ? EXIT.failed : EXIT.ok;
         } finally {
           await store.close();
         }
       } catch (error) {
-        const code = reportError(error, Boolean(opts.json));
-        process.exitCode = error instanceof UsageError ? EXIT.usage : code;
+        process.exitCode = reportError(error, Boolean(opts.json));
       }
     });
 }

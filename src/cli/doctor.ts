@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { openStore } from "../store/open.js";
 import { probeStore } from "../store/probe.js";
 import { EXIT } from "./exit-codes.js";
-import { printJson, reportError } from "./output.js";
+import { err, out, printJson, reportError } from "./output.js";
 
 export function registerDoctor(program: Command): void {
   program
@@ -19,8 +19,8 @@ export function registerDoctor(program: Command): void {
           const report = await probeStore(store);
           if (json) printJson(report);
           else {
-            for (const c of report.checks) process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`);
-            if (!report.ok) process.stderr.write(`georefresh: ${store.url} cannot be used for promotion (see FAIL above)\n`);
+            for (const c of report.checks) out(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`);
+            if (!report.ok) err(`georefresh: ${store.url} cannot be used for promotion (see FAIL above)\n`);
           }
           process.exitCode = report.ok ? EXIT.ok : report.checks[0]?.ok === false ? EXIT.store : EXIT.failed;
         } finally {

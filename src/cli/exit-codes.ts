@@ -1,3 +1,5 @@
+import { StoreError } from "../store/errors.js";
+
 /** Exit codes of every georefresh command; README's "Exit codes" table is generated from the same meaning. */
 export const EXIT = {
   /** Done; nothing to report. */
@@ -12,3 +14,30 @@ export const EXIT = {
   SIGINT: 130,
   SIGTERM: 143,
 } as const;
+
+/**
+ * The one table from error to exit code. Errors are matched by their stable `name` (store errors by `code`), never
+ * by message; anything not listed is a failure of the command (1), or of the store (3) for store errors.
+ */
+const BY_NAME: Record<string, number> = {
+  UsageError: EXIT.usage,
+  BackfillError: EXIT.usage,
+  ConfigError: EXIT.usage,
+  PinError: EXIT.usage,
+  PartitionNameError: EXIT.usage,
+  GcFloorError: EXIT.usage,
+  InputError: EXIT.usage,
+  GeoParquetReadError: EXIT.usage,
+  InvalidKeyError: EXIT.usage,
+  InvalidRangeError: EXIT.usage,
+  ReadError: EXIT.failed,
+  ManifestError: EXIT.failed,
+  TamperedManifestError: EXIT.failed,
+};
+
+export function exitCodeOf(error: unknown): number {
+  const name = error instanceof Error ? error.name : "";
+  const listed = BY_NAME[name];
+  if (listed !== undefined) return listed;
+  return error instanceof StoreError ? EXIT.store : EXIT.failed;
+}

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { collectGarbage, GcFloorError, parseAge } from "../pipeline/gc.js";
+import { collectGarbage, parseAge } from "../pipeline/gc.js";
 import { openStore } from "../store/open.js";
 import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { printJson, reportError } from "./output.js";
+import { err, out, printJson, reportError } from "./output.js";
 
 export function registerGc(program: Command): void {
   program
@@ -37,19 +37,18 @@ export function registerGc(program: Command): void {
           else {
             const verb = report.applied ? "removed" : "would remove";
             for (const [what, list] of Object.entries({ temp: report.temp, outbox: report.outbox, artifacts: report.artifacts, uploads: report.uploads })) {
-              if (list.length) process.stdout.write(`${verb} ${list.length} ${what}:\n${list.map((k) => `  ${k}\n`).join("")}`);
+              if (list.length) out(`${verb} ${list.length} ${what}:\n${list.map((k) => `  ${k}\n`).join("")}`);
             }
-            if (!report.applied && report.temp.length + report.outbox.length + report.artifacts.length + report.uploads.length > 0) process.stdout.write("(dry run: add --apply to delete)\n");
-            for (const s of report.spared) process.stdout.write(`spared ${s.key}: ${s.reason}\n`);
+            if (!report.applied && report.temp.length + report.outbox.length + report.artifacts.length + report.uploads.length > 0) out("(dry run: add --apply to delete)\n");
+            for (const s of report.spared) out(`spared ${s.key}: ${s.reason}\n`);
           }
-          for (const s of report.skipped) process.stderr.write(`georefresh: gc skipped dataset ${s.dataset} (nothing of it was deleted): ${s.reason}\n`);
+          for (const s of report.skipped) err(`georefresh: gc skipped dataset ${s.dataset} (nothing of it was deleted): ${s.reason}\n`);
           process.exitCode = report.skipped.length ? EXIT.failed : EXIT.ok;
         } finally {
           await store.close();
         }
       } catch (error) {
-        const code = reportError(error, Boolean(opts.json));
-        process.exitCode = error instanceof UsageError || error instanceof GcFloorError ? EXIT.usage : code;
+        process.exitCode = reportError(error, Boolean(opts.json));
       }
     });
 }

@@ -1,16 +1,24 @@
-import { isStoreError } from "../store/errors.js";
-import { EXIT } from "./exit-codes.js";
+import { redact } from "../store/secrets.js";
+import { exitCodeOf } from "./exit-codes.js";
+
+/** Everything the CLI prints goes through these two, so no URL is ever printed with its credentials. */
+export function out(text: string): void {
+  process.stdout.write(redact(text));
+}
+
+export function err(text: string): void {
+  process.stderr.write(redact(text));
+}
 
 /** Machine output: one JSON document on stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  out(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Reports an error the way every command does, and returns the exit code it maps to. */
+/** Reports an error the way every command does, and returns the exit code it maps to (exit-codes.ts). */
 export function reportError(error: unknown, json: boolean): number {
-  const code = isStoreError(error) ? EXIT.store : EXIT.failed;
   const message = error instanceof Error ? error.message : String(error);
   if (json) printJson({ ok: false, error: { type: error instanceof Error ? error.name : "Error", message } });
-  else process.stderr.write(`georefresh: ${message}\n`);
-  return code;
+  else err(`georefresh: ${message}\n`);
+  return exitCodeOf(error);
 }

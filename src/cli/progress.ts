@@ -1,3 +1,4 @@
+import { err } from "./output.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
 
 /** "42s", "12m05s", "3h07m": for people, never for keys. */
@@ -31,17 +32,17 @@ export function progressReporter(json: boolean): { onResult: (r: RefreshResult, 
       counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
       const bad = r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded";
       if (tty) {
-        if (bad) process.stderr.write(`\r\x1b[K${r.outcome}: ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
-        process.stderr.write(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
+        if (bad) err(`\r\x1b[K${r.outcome}: ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
+        err(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
         open = done !== total;
-        if (!open) process.stderr.write("\n");
+        if (!open) err("\n");
       } else if (!json && (total > 1 || bad)) {
-        process.stderr.write(`${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
+        err(`${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
       }
     },
     // An interrupted run stops mid-bar: end the line so the summary starts on its own.
     end() {
-      if (open) process.stderr.write("\n");
+      if (open) err("\n");
       open = false;
     },
   };

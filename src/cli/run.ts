@@ -1,16 +1,15 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../store/open.js";
-import { backfill, BackfillError, parseShard } from "../pipeline/backfill.js";
+import { backfill, parseShard } from "../pipeline/backfill.js";
 import { planBackfill } from "../pipeline/dry-run.js";
 import type { BackfillPlan } from "../pipeline/dry-run.js";
-import { ConfigError } from "../pipeline/config.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
-import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
+import { CONFIG_HELP, datasetOf, openConfig } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { printJson, reportError } from "./output.js";
+import { err, out, printJson, reportError } from "./output.js";
 import { progressReporter } from "./progress.js";
 
 interface BackfillCliOptions extends CommonOptions {
@@ -52,7 +51,7 @@ function stopOnSignal(): { signal: AbortSignal; exitCode: number | undefined; di
   const handler = (sig: "SIGINT" | "SIGTERM") => {
     if (controller.signal.aborted) process.exit(EXIT[sig]);
     state.exitCode = EXIT[sig];
-    process.stderr.write(`\n${sig}: finishing the partitions in flight and starting no more; send it again to stop at once (a re-run continues where this one stopped)\n`);
+    err(`\n${sig}: finishing the partitions in flight and starting no more; send it again to stop at once (a re-run continues where this one stopped)\n`);
     controller.abort();
   };
   const onInt = () => handler("SIGINT");
@@ -102,7 +101,7 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean), concurrency: Number(opts.concurrency) * 2, shard: opts.shard ? parseShard(opts.shard) : undefined });
         const code = planned.plans.some((p) => p.storeProblem) ? EXIT.store : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
-        else process.stdout.write(describePlan(opts.dataset, planned));
+        else out(describePlan(opts.dataset, planned));
         process.exitCode = code;
         return;
       }
@@ -139,16 +138,14 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
           : summary.stopped === "store"
             ? `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
             : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
-        process.stdout.write(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`);
+        out(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`);
       }
       process.exitCode = code;
     } finally {
       await store.close();
     }
   } catch (error) {
-    const usage = error instanceof UsageError || error instanceof BackfillError || error instanceof ConfigError;
-    const code = reportError(error, json);
-    process.exitCode = usage ? EXIT.usage : code;
+    process.exitCode = reportError(error, json);
   }
 }
 

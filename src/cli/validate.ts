@@ -6,7 +6,7 @@ import type { FileReport } from "../geoparquet/validate.js";
 import { isStoreError } from "../store/errors.js";
 import { EXIT } from "./exit-codes.js";
 import { InputError, readInput } from "./input.js";
-import { printJson } from "./output.js";
+import { err, printJson } from "./output.js";
 
 function printReport(r: FileReport): void {
   const head = `${r.file}: ${r.ok ? "ok" : "FAIL"} (${r.rows} rows${r.crs ? `, ${r.crs}` : ""})`;
@@ -34,7 +34,7 @@ export function registerValidate(program: Command): void {
       try {
         expectCrs = opts.expectCrs ? crsFromCode(opts.expectCrs) : undefined;
       } catch (error) {
-        process.stderr.write(`georefresh: --expect-crs: ${(error as CrsError).message}\n`);
+        err(`georefresh: --expect-crs: ${(error as CrsError).message}\n`);
         process.exitCode = EXIT.usage;
         return;
       }
@@ -48,7 +48,7 @@ export function registerValidate(program: Command): void {
           if (!(error instanceof InputError || error instanceof GeoParquetReadError || isStoreError(error))) throw error;
           exit = Math.max(exit, isStoreError(error) ? EXIT.store : EXIT.usage);
           errors.push({ file, error: error.message });
-          if (!opts.json) process.stderr.write(`georefresh: ${error.message}\n`);
+          if (!opts.json) err(`georefresh: ${error.message}\n`);
         }
       }
       if (opts.json) printJson({ ok: exit === EXIT.ok, files: reports, errors });

@@ -6,7 +6,7 @@ import { MemoryStore } from "../store/memory.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { printJson, reportError } from "./output.js";
+import { err, printJson, reportError } from "./output.js";
 
 /**
  * Proves a partition is reproducible: computes it twice, each time into its own scratch store, and compares the
@@ -45,7 +45,7 @@ export function registerVerify(program: Command): void {
         else if (real.current.sha256 !== runs[0]?.sha256) differences.push(`${real.current.artifact} (sha256 ${real.current.sha256}) differs from a fresh run (${runs[0]?.sha256}): a re-run would change the manifest`);
         const report = { ok: differences.length === 0, partition, key: runs[0]?.key, sha256: runs[0]?.sha256, differences };
         if (opts.json) printJson(report);
-        else if (!report.ok) process.stderr.write(differences.map((d) => `georefresh: ${d}\n`).join(""));
+        else if (!report.ok) err(differences.map((d) => `georefresh: ${d}\n`).join(""));
         process.exitCode = report.ok ? EXIT.ok : EXIT.failed;
       } catch (error) {
         const code = reportError(error, Boolean(opts.json));

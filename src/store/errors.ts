@@ -13,6 +13,7 @@ export type StoreErrorCode =
   | "Unavailable"
   | "LockTimeout"
   | "Misconfigured"
+  | "SpecialFile"
   | "Internal";
 
 export interface StoreErrorOptions {
@@ -77,6 +78,14 @@ export class LockTimeoutError extends StoreError {
 /** The store URL or its settings are wrong (no such bucket, bad URL, unsupported scheme). */
 export class MisconfiguredError extends StoreError {
   static override readonly code = "Misconfigured";
+}
+
+/**
+ * The filesystem store found a symlink, FIFO, socket or device where an object or a directory of objects should
+ * be. It never follows or opens one, so every command answers the same for such a path.
+ */
+export class SpecialFileError extends StoreError {
+  static override readonly code = "SpecialFile";
 }
 
 export function isStoreError(error: unknown, code?: StoreErrorCode): error is StoreError {

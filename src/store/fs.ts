@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { BigIntStats } from "node:fs";
-import { link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { link, lstat, mkdir, open, readdir, realpath, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sha256Hex } from "./digest.js";
-import { AccessDeniedError, AlreadyExistsError, InvalidKeyError, NotFoundError, PreconditionFailedError, StoreError, UnavailableError } from "./errors.js";
+import { AccessDeniedError, AlreadyExistsError, InvalidKeyError, isStoreError, NotFoundError, PreconditionFailedError, StoreError, UnavailableError } from "./errors.js";
 import { STAGING_OWNER, sweepDeadOwners, withKeyLock } from "./fs-lock.js";
+import { checkParent, openRegular, refusal, specialKind } from "./fs-paths.js";
 import { compareKeys, validateKey, validatePrefix } from "./keys.js";
 import { checkRange } from "./range.js";
 import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
@@ -32,6 +33,7 @@ export class FsStore implements ObjectStore {
   private readonly lockDir: string;
   private readonly lockTimeoutMs: number;
   private ready: Promise<void> | undefined;
+  private resolvedRoot: Promise<string> | undefined;
 
   constructor(root: string, options: FsStoreOptions = {}) {
     this.root = resolve(root);
@@ -50,13 +52,16 @@ export class FsStore implements ObjectStore {
     const path = this.pathOf(key);
     let st: BigIntStats | undefined;
     try {
-      st = await stat(path, { bigint: true });
+      st = await lstat(path, { bigint: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw this.fsError(error, key);
     }
     const cached = st?.isFile() ? versionCache.get(cacheKey(st)) : undefined;
-    if (st && cached) return this.meta(key, st, cached);
+    if (st && cached) {
+      await this.checkParent(path, key);
+      return this.meta(key, st, cached);
+    }
     const handle = await this.openForRead(key);
     try {
       const st = await handle.stat({ bigint: true });
@@ -68,13 +73,18 @@ export class FsStore implements ObjectStore {
 
   async exists(key: string): Promise<boolean> {
     const path = this.pathOf(key);
+    let st;
     try {
-      return (await stat(path)).isFile();
+      st = await lstat(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return false;
       throw this.fsError(error, key);
     }
+    const kind = specialKind(st);
+    if (kind) throw refusal(path, kind, key);
+    await this.checkParent(path, key);
+    return st.isFile();
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -125,6 +135,9 @@ export class FsStore implements ObjectStore {
     await this.prepare();
     await this.locked(key, async () => {
       try {
+        const kind = specialKind(await lstat(path));
+        if (kind) throw refusal(path, kind, key);
+        await this.checkParent(path, key);
         await unlink(path);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -137,9 +150,11 @@ export class FsStore implements ObjectStore {
     validatePrefix(prefix);
     const slash = prefix.lastIndexOf("/");
     const baseKey = slash < 0 ? "" : prefix.slice(0, slash);
+    // The walk reads directories without following links; only where it starts must be checked by path.
+    if (baseKey !== "") await this.checkParent(join(this.root, baseKey, "x"), baseKey);
     for await (const key of this.walk(baseKey, prefix, options?.startAfter)) {
       try {
-        const st = await stat(join(this.root, key));
+        const st = await lstat(join(this.root, key));
         yield { key, size: st.size, lastModified: st.mtime };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw this.fsError(error, key);
@@ -163,12 +178,12 @@ export class FsStore implements ObjectStore {
       if (code === "ENOENT" || code === "ENOTDIR") return;
       throw this.fsError(error, dirKey);
     }
-    const items: { key: string; order: string; dir: boolean }[] = [];
+    const items: { key: string; order: string; dir: boolean; special?: string }[] = [];
     for (const entry of entries) {
       if (dirKey === "" && entry.name === FS_INTERNAL_DIR) continue;
       const key = dirKey === "" ? entry.name : `${dirKey}/${entry.name}`;
       if (entry.isDirectory()) items.push({ key, order: `${key}/`, dir: true });
-      else if (entry.isFile()) items.push({ key, order: key, dir: false });
+      else items.push({ key, order: key, dir: false, ...(entry.isFile() ? {} : { special: specialKind(entry) }) });
     }
     items.sort((a, b) => compareKeys(a.order, b.order));
     for (const item of items) {
@@ -178,9 +193,29 @@ export class FsStore implements ObjectStore {
         if (startAfter !== undefined && compareKeys(startAfter, below) > 0 && !startAfter.startsWith(below)) continue;
         yield* this.walk(item.key, prefix, startAfter);
       } else if (item.key.startsWith(prefix) && (startAfter === undefined || compareKeys(item.key, startAfter) > 0)) {
+        // Never skipped silently: a listing that left out a symlinked manifest directory once made gc delete a dataset.
+        if (item.special) throw refusal(join(this.root, item.key), item.special, item.key);
         yield item.key;
+      } else if (item.special && prefix.startsWith(`${item.key}/`)) {
+        throw refusal(join(this.root, item.key), item.special, item.key);
       }
     }
+  }
+
+  /** The root as the kernel resolves it (it may itself be a symlink, e.g. ./data on a bigger disk): what parents must resolve under. */
+  private async realRoot(): Promise<string> {
+    this.resolvedRoot ??= realpath(this.root).catch((error: unknown) => {
+      this.resolvedRoot = undefined;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return this.root;
+      throw this.fsError(error, this.root);
+    });
+    return this.resolvedRoot;
+  }
+
+  private async checkParent(path: string, key: string): Promise<void> {
+    await checkParent(this.root, await this.realRoot(), path, key).catch((error: unknown) => {
+      throw isStoreError(error) ? error : this.fsError(error, key);
+    });
   }
 
   private pathOf(key: string): string {
@@ -220,6 +255,7 @@ export class FsStore implements ObjectStore {
   private async intoPlace(key: string, path: string, move: () => Promise<void>): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
+        await this.checkParent(path, key);
         await move();
         return;
       } catch (error) {
@@ -239,7 +275,8 @@ export class FsStore implements ObjectStore {
   private async expectVersion(key: string, path: string, expected: string): Promise<void> {
     let handle: FileHandle;
     try {
-      handle = await open(path, "r");
+      handle = await openRegular(path, key);
+      await this.checkParent(path, key);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") {
@@ -268,11 +305,17 @@ export class FsStore implements ObjectStore {
     const path = this.pathOf(key);
     let handle: FileHandle;
     try {
-      handle = await open(path, "r");
+      handle = await openRegular(path, key);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError(`${path} not found`, { key });
       throw this.fsError(error, key);
+    }
+    try {
+      await this.checkParent(path, key);
+    } catch (error) {
+      await handle.close();
+      throw error;
     }
     const st = await handle.stat();
     if (!st.isFile()) {
@@ -287,6 +330,7 @@ export class FsStore implements ObjectStore {
   }
 
   private fsError(error: unknown, key: string): StoreError {
+    if (isStoreError(error)) return error;
     const e = error as NodeJS.ErrnoException;
     const where = key.startsWith("/") ? key : this.locate(key);
     switch (e.code) {
