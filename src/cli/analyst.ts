@@ -5,7 +5,8 @@ import { openDataset } from "../pipeline/reader.js";
 import type { Which } from "../pipeline/reader.js";
 import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
-import { out, printJson, reportError } from "./output.js";
+import { EXIT } from "./exit-codes.js";
+import { err, out, printJson, reportError } from "./output.js";
 
 type Opts = CommonOptions & { region?: string; date?: string; latest?: boolean; history?: boolean; format?: string; out?: string };
 
@@ -29,12 +30,19 @@ async function withDataset(name: string, opts: Opts, body: (ds: ReturnType<typeo
   }
 }
 
+/** Manifests that could not be read are named on stderr after the rest of the answer; the command then exits 1. */
+function reportProblems(problems: { key: string; message: string }[]): void {
+  for (const p of problems) err(`georefresh: skipped ${p.key}: ${p.message}\n`);
+  if (problems.length) process.exitCode = EXIT.failed;
+}
+
 const common = (cmd: Command) => cmd.option("--config <path>", CONFIG_HELP, "georefresh.config.json").option("--store <url>", "override the config's store").option("--json", "machine-readable output");
 
 export function registerAnalyst(program: Command): void {
   common(program.command("ls").description("list a dataset's partitions: status, rows, when last promoted").argument("<dataset>")).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
-      const parts = (await ds.partitions()).sort((a, b) => (a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1));
+      const scanned = await ds.scan();
+      const parts = scanned.partitions.sort((a, b) => (a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1));
       const rows = parts.map((p) => ({
         region: p.region,
         date: p.date,
@@ -43,8 +51,9 @@ export function registerAnalyst(program: Command): void {
         key: p.manifest.current?.key ?? null,
         promoted_at: p.manifest.current?.promoted_at ?? null,
       }));
-      if (opts.json) return printJson(rows);
-      for (const r of rows) out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      if (opts.json) printJson(rows);
+      else for (const r of rows) out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      reportProblems(scanned.problems);
     }),
   );
 
@@ -73,7 +82,8 @@ export function registerAnalyst(program: Command): void {
       .option("--latest", "only the latest date of each region"),
   ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
-      let parts = (await ds.partitions()).filter((p) => p.manifest.current && !p.manifest.retired);
+      const scanned = await ds.scan();
+      let parts = scanned.partitions.filter((p) => p.manifest.current && !p.manifest.retired);
       if (opts.latest) {
         const newest = new Map<string, (typeof parts)[number]>();
         for (const p of parts) if ((newest.get(p.region)?.date ?? "") < p.date) newest.set(p.region, p);
@@ -82,6 +92,7 @@ export function registerAnalyst(program: Command): void {
       const urls = parts.sort((a, b) => (a.region + a.date < b.region + b.date ? -1 : 1)).map((p) => ds.store.locate(p.manifest.current?.artifact as string));
       if (opts.json) printJson(urls);
       else out(urls.map((u) => `${u}\n`).join(""));
+      reportProblems(scanned.problems);
     }),
   );
 

@@ -1,5 +1,5 @@
 import type { Table } from "apache-arrow";
-import { readManifest } from "../manifest/codec.js";
+import { ManifestError, readManifest } from "../manifest/codec.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
 import { readGeoParquet } from "../geoparquet/read.js";
 import { sha256Hex } from "../store/digest.js";
@@ -33,15 +33,32 @@ export class Dataset {
     readonly name: string,
   ) {}
 
-  async partitions(region?: string): Promise<PartitionState[]> {
-    const out: PartitionState[] = [];
+  /**
+   * Every partition's manifest, and the manifests that could not be read (not JSON, schema-invalid, tampered),
+   * each with its message: one bad manifest does not hide the rest. A listing the store refuses still throws.
+   */
+  async scan(region?: string): Promise<{ partitions: PartitionState[]; problems: { key: string; message: string }[] }> {
+    const partitions: PartitionState[] = [];
+    const problems: { key: string; message: string }[] = [];
     for await (const e of this.store.list(manifestPrefix(this.name, region))) {
       const p = partitionOfManifestKey(e.key);
       if (!p) continue;
-      const found = await readManifest(this.store, e.key);
-      if (found) out.push({ region: p.region, date: p.date, manifest: found.manifest });
+      try {
+        const found = await readManifest(this.store, e.key);
+        if (found) partitions.push({ region: p.region, date: p.date, manifest: found.manifest });
+      } catch (error) {
+        if (!(error instanceof ManifestError)) throw error;
+        problems.push({ key: e.key, message: error.message });
+      }
     }
-    return out;
+    return { partitions, problems };
+  }
+
+  /** Every partition's manifest; throws on the first that cannot be read (use scan() to carry on past it). */
+  async partitions(region?: string): Promise<PartitionState[]> {
+    const { partitions, problems } = await this.scan(region);
+    if (problems[0]) throw new ManifestError(problems[0].message);
+    return partitions;
   }
 
   async manifest(region: string, which: Which): Promise<Manifest> {

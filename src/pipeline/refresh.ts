@@ -11,6 +11,7 @@ import type { OutboxEvent } from "../manifest/outbox.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
 import { isStoreError, NotFoundError } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
+import { redact } from "../store/secrets.js";
 import type { ObjectStore } from "../store/types.js";
 import { inspectArtifact } from "./artifact.js";
 import type { ArtifactFacts } from "./artifact.js";
@@ -252,7 +253,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       columns: facts.columns,
       area_m2: facts.areaM2,
       pins,
-      inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, { uri: i.uri, identity: i.identity }])),
+      inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, { uri: redact(i.uri), identity: i.identity }])),
       code_version: `${task.name}@${task.version}`,
       run_id: runId,
       logical_date: partition.date,

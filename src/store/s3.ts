@@ -16,6 +16,7 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { sha256Hex } from "./digest.js";
 import { AlreadyExistsError, InvalidRangeError, MisconfiguredError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
 import { validateKey, validatePrefix } from "./keys.js";
+import { hasUserinfo, redact } from "./secrets.js";
 import { backoffMs, DEFAULT_RETRY, withRetry } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { classify, toStoreError } from "./s3-errors.js";
@@ -64,7 +65,10 @@ export class S3Store implements ObjectStore {
     this.bucket = options.bucket;
     this.prefix = options.prefix ? validateKey(options.prefix) : "";
     const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
-    this.endpoint = endpoint ?? "AWS S3";
+    if (endpoint && hasUserinfo(endpoint)) {
+      throw new MisconfiguredError(`the S3 endpoint ${redact(endpoint)} carries credentials in its URL; give the bare endpoint and set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or a profile) instead`);
+    }
+    this.endpoint = endpoint ? redact(endpoint) : "AWS S3";
     this.url = `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ""}`;
     this.retry = options.retry ?? DEFAULT_RETRY;
     const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? (endpoint ? "us-east-1" : undefined);

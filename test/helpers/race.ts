@@ -15,10 +15,12 @@ export class ProcessPool {
   ) {}
 
   /** `worker` is a script speaking the JSON-lines protocol; it gets the store URL and its own id as arguments. */
-  static async start(url: string, size: number, env: Record<string, string>, worker: string = WORKER): Promise<ProcessPool> {
-    const children = Array.from({ length: size }, (_, i) =>
-      spawn(process.execPath, ["--import", "tsx", worker, url, `p${i}`], { env: { ...process.env, ...env }, stdio: "pipe" }),
-    );
+  /** `launcher(i)` may name a command to run process i under (e.g. `unshare --pid --fork --mount-proc`). */
+  static async start(url: string, size: number, env: Record<string, string>, worker: string = WORKER, launcher: (i: number) => string[] = () => []): Promise<ProcessPool> {
+    const children = Array.from({ length: size }, (_, i) => {
+      const argv = [...launcher(i), process.execPath, "--import", "tsx", worker, url, `p${i}`];
+      return spawn(argv[0] as string, argv.slice(1), { env: { ...process.env, ...env }, stdio: "pipe" });
+    });
     const stderr: string[] = [];
     for (const child of children) child.stderr.on("data", (d: Buffer) => stderr.push(d.toString()));
     const readers = children.map((c) => createInterface({ input: c.stdout }));

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FsStore } from "../../src/store/fs.js";
+import { SCOPE } from "../../src/store/fs-lock.js";
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 const lockPathOf = (root: string, key: string) =>
@@ -48,13 +49,13 @@ describe("filesystem store under crashes", () => {
     await store.put("other", new TextEncoder().encode("x"));
     writeFileSync(lockPathOf(dir, "never-written-again"), JSON.stringify({ pid: dead, started: "1", token: "dead" }));
     writeFileSync(lockPathOf(dir, "held-by-me"), JSON.stringify({ pid: process.pid, started: "", token: "alive" }));
-    writeFileSync(join(dir, ".georefresh", "staging", `${dead}-1-abc.part`), "partial");
-    writeFileSync(join(dir, ".georefresh", "staging", `${process.pid}-0-live.part`), "in progress");
+    writeFileSync(join(dir, ".georefresh", "staging", `${SCOPE}-${dead}-1-abc.part`), "partial");
+    writeFileSync(join(dir, ".georefresh", "staging", `${SCOPE}-${process.pid}-0-live.part`), "in progress");
     const next = new FsStore(dir);
     expect(readdirSync(join(dir, ".georefresh", "locks"))).toHaveLength(2); // nothing happens before a write
     await next.put("other", new TextEncoder().encode("y"));
     expect(readdirSync(join(dir, ".georefresh", "locks"))).toEqual([lockPathOf(dir, "held-by-me").split("/").pop()]);
-    expect(readdirSync(join(dir, ".georefresh", "staging"))).toEqual([`${process.pid}-0-live.part`]);
+    expect(readdirSync(join(dir, ".georefresh", "staging"))).toEqual([`${SCOPE}-${process.pid}-0-live.part`]);
   });
 
   it("waits for a live holder and then says who holds the lock", async () => {
@@ -84,12 +85,12 @@ describe("filesystem store under crashes", () => {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));
       const staging = join(dir, ".georefresh", "staging");
-      const leftovers = readdirSync(staging).filter((f) => f.startsWith(`${child.pid}-`));
+      const leftovers = readdirSync(staging).filter((f) => f.startsWith(`${SCOPE}-${child.pid}-`));
       if (leftovers.length > 0) killedMidWrite++;
       // The next process's first write sweeps the dead writer's staged parts and locks.
       store = new FsStore(dir, { lockTimeoutMs: 2_000 });
       await store.put("sweep", new TextEncoder().encode("x"));
-      expect(readdirSync(staging).filter((f) => f.startsWith(`${child.pid}-`))).toEqual([]);
+      expect(readdirSync(staging).filter((f) => f.startsWith(`${SCOPE}-${child.pid}-`))).toEqual([]);
       expect(readdirSync(join(dir, ".georefresh", "locks"))).toEqual([]);
       for (const key of await keys(store)) {
         const { body } = await store.get(key);
