@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "commander";
 import { loadConfig } from "../pipeline/config.js";
 import type { Config } from "../pipeline/config.js";
 import { BUILTINS } from "../tasks/index.js";
@@ -15,6 +16,15 @@ export class UsageError extends Error {
     super(message);
     this.name = "UsageError";
   }
+}
+
+/** A commander parser for whole-number options: `--concurrency abc` is a usage error (exit 2), never NaN. */
+export function wholeNumber(min: number): (text: string) => number {
+  return (text) => {
+    const n = Number(text);
+    if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got ${JSON.stringify(text)}`);
+    return n;
+  };
 }
 
 export async function openConfig(opts: CommonOptions): Promise<Config> {

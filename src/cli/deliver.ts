@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { deliverOutbox } from "../pipeline/deliver.js";
 import { openStore } from "../store/open.js";
-import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
+import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
@@ -13,18 +13,18 @@ export function registerDeliver(program: Command): void {
     .requiredOption("--webhook <url>", "http(s) URL that receives a POST per event")
     .option("--secret <secret>", "HMAC-SHA256 key (better: GEOREFRESH_WEBHOOK_SECRET, which stays out of process lists)")
     .option("--dataset <name>", "only this dataset's events")
-    .option("--attempts <n>", "POST attempts per event in this run", "5")
+    .option("--attempts <n>", "POST attempts per event in this run", wholeNumber(1), 5)
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "one JSON report")
     .addHelpText("after", "\nExit codes: 0 nothing failed, 1 an event could not be delivered (it stays pending), 2 usage, 3 store.")
-    .action(async (opts: CommonOptions & { webhook: string; secret?: string; dataset?: string; attempts: string }) => {
+    .action(async (opts: CommonOptions & { webhook: string; secret?: string; dataset?: string; attempts: number }) => {
       try {
-        if (!/^https?:\/\//.test(opts.webhook)) throw new UsageError(`--webhook ${opts.webhook}: expected an http:// or https:// URL`);
+        if (!/^https?:\/\//.test(opts.webhook) || !URL.canParse(opts.webhook)) throw new UsageError(`--webhook ${opts.webhook}: expected an http:// or https:// URL`);
         const config = await openConfig(opts);
         const store = openStore(config.store);
         try {
-          const report = await deliverOutbox(store, { webhook: opts.webhook, secret: opts.secret ?? process.env.GEOREFRESH_WEBHOOK_SECRET, dataset: opts.dataset, attempts: Number(opts.attempts) });
+          const report = await deliverOutbox(store, { webhook: opts.webhook, secret: opts.secret ?? process.env.GEOREFRESH_WEBHOOK_SECRET, dataset: opts.dataset, attempts: opts.attempts });
           if (opts.json) printJson(report);
           else if (report.counts.failed || report.counts.sent) {
             const tally = Object.entries(report.counts).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");

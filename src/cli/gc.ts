@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { collectGarbage, parseAge } from "../pipeline/gc.js";
 import { openStore } from "../store/open.js";
-import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
+import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
@@ -14,12 +14,12 @@ export function registerGc(program: Command): void {
     .option("--override-floor", "accept --older-than below 1h (artifacts and events stay protected; see README \"Safety\")")
     .option("--apply", "delete; without it gc only lists")
     .option("--artifacts", "also remove artifacts that no manifest references")
-    .option("--keep <n>", "with --artifacts: keep the newest n unreferenced artifacts per partition", "0")
+    .option("--keep <n>", "with --artifacts: keep the newest n unreferenced artifacts per partition", wholeNumber(0), 0)
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "one JSON report")
     .addHelpText("after", "\nExit codes: 0 done (or nothing to do), 1 a dataset was skipped (a manifest or outbox record could not be read:\nnothing of it was deleted), 2 usage, 3 store.")
-    .action(async (opts: CommonOptions & { olderThan: string; overrideFloor?: boolean; apply?: boolean; artifacts?: boolean; keep: string }) => {
+    .action(async (opts: CommonOptions & { olderThan: string; overrideFloor?: boolean; apply?: boolean; artifacts?: boolean; keep: number }) => {
       try {
         let olderThanMs: number;
         try {
@@ -27,8 +27,7 @@ export function registerGc(program: Command): void {
         } catch (error) {
           throw new UsageError((error as Error).message);
         }
-        const keep = Number(opts.keep);
-        if (!Number.isInteger(keep) || keep < 0) throw new UsageError(`--keep ${opts.keep}: expected a whole number ≥ 0`);
+        const keep = opts.keep;
         const config = await openConfig(opts);
         const store = openStore(config.store);
         try {

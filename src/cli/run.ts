@@ -6,7 +6,7 @@ import { planBackfill } from "../pipeline/dry-run.js";
 import type { BackfillPlan } from "../pipeline/dry-run.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
-import { CONFIG_HELP, datasetOf, openConfig } from "./context.js";
+import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
@@ -17,10 +17,10 @@ interface BackfillCliOptions extends CommonOptions {
   from: string;
   to: string;
   regions?: string;
-  concurrency: string;
+  concurrency: number;
   shard?: string;
-  threads?: string;
-  workers?: string;
+  threads?: number;
+  workers?: number;
   overridePlausibility?: boolean;
   dryRun?: boolean;
 }
@@ -98,7 +98,7 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
     const progress = progressReporter(json);
     try {
       if (opts.dryRun) {
-        const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean), concurrency: Number(opts.concurrency) * 2, shard: opts.shard ? parseShard(opts.shard) : undefined });
+        const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean), concurrency: opts.concurrency * 2, shard: opts.shard ? parseShard(opts.shard) : undefined });
         const code = planned.plans.some((p) => p.storeProblem) ? EXIT.store : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
         else out(describePlan(opts.dataset, planned));
@@ -115,10 +115,10 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         from: opts.from,
         to: opts.to,
         regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean),
-        concurrency: Number(opts.concurrency),
+        concurrency: opts.concurrency,
         shard: opts.shard ? parseShard(opts.shard) : undefined,
-        threads: opts.threads === undefined ? undefined : Number(opts.threads),
-        workers: single ? 0 : opts.workers === undefined ? availableParallelism() : Number(opts.workers),
+        threads: opts.threads,
+        workers: single ? 0 : (opts.workers ?? availableParallelism()),
         taskRef: ref,
         storeUrl: config.store,
         overridePlausibility: opts.overridePlausibility,
@@ -157,10 +157,10 @@ export function registerRun(program: Command): void {
     .requiredOption("--from <date>", "first logical date, YYYY-MM-DD")
     .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive)")
     .option("--regions <list>", "only these regions, comma-separated (no tombstoning then)")
-    .option("--concurrency <n>", "partitions in flight", "4")
+    .option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4)
     .option("--shard <i/n>", "take every n-th partition from the i-th: for array jobs without a coordinator")
-    .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)")
-    .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)")
+    .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)", wholeNumber(0))
+    .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)", wholeNumber(0))
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
     .option("--dry-run", "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
@@ -182,6 +182,6 @@ export function registerRun(program: Command): void {
     .option("--json", "print one JSON summary")
     .addHelpText("after", OUTCOME_HELP)
     .action((opts: CommonOptions & { dataset: string; region: string; date: string; overridePlausibility?: boolean; dryRun?: boolean }) =>
-      runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: "1" }, true),
+      runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1 }, true),
     );
 }

@@ -6,6 +6,7 @@ import type { FileReport } from "../geoparquet/validate.js";
 import { isStoreError } from "../store/errors.js";
 import { EXIT } from "./exit-codes.js";
 import { InputError, readInput } from "./input.js";
+import { wholeNumber } from "./context.js";
 import { err, printJson } from "./output.js";
 
 function printReport(r: FileReport): void {
@@ -24,7 +25,7 @@ export function registerValidate(program: Command): void {
     .argument("<files...>", "local paths, file:// or s3://bucket/key URLs")
     .option("--json", "print one JSON report")
     .option("--expect-crs <crs>", "fail unless the primary geometry column is in this CRS (e.g. EPSG:5070, OGC:CRS84)")
-    .option("--threads <n>", "worker threads for geometry checks (default: one per core)", (v) => Number.parseInt(v, 10))
+    .option("--threads <n>", "worker threads for geometry checks (default: one per core)", wholeNumber(0))
     .addHelpText("after", "\nExit codes: 0 every file passed, 1 a file failed a rule, 2 usage error or a file that cannot be read as Parquet, 3 store unusable.")
     .action(async (files: string[], opts: { json?: boolean; expectCrs?: string; threads?: number }) => {
       const reports: FileReport[] = [];

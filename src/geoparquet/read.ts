@@ -1,5 +1,5 @@
-import { tableFromIPC } from "apache-arrow";
-import type { Schema, Table } from "apache-arrow";
+import { Table, tableFromIPC } from "apache-arrow";
+import type { Schema } from "apache-arrow";
 import * as parquet from "parquet-wasm";
 import { parseGeoMetadata } from "./metadata.js";
 import type { GeoMetadata } from "./metadata.js";
@@ -18,6 +18,22 @@ export interface ParquetFooter {
   createdBy: string | undefined;
   keyValue: Map<string, string>;
   schema: Schema;
+  /**
+   * Per row group, per top-level column: the uncompressed bytes the footer declares, and a bound on what they can
+   * decode to (the same, except that a dictionary-encoded chunk may repeat one value of up to its whole size in
+   * every row).
+   */
+  decodedBytes: Map<string, { declared: number; bound: number }>[];
+}
+
+/**
+ * The most a single decode may declare uncompressed (bytes; GEOREFRESH_MAX_DECODE_BYTES, default 1 GiB): a few
+ * MB of zstd can expand to gigabytes, so the sizes the footer declares are checked before anything is decoded.
+ * A file that understates them fails inside the decoder, which checks each page's decompressed length.
+ */
+export function maxDecodeBytes(): number {
+  const set = Number(process.env.GEOREFRESH_MAX_DECODE_BYTES);
+  return Number.isFinite(set) && set > 0 ? set : 2 ** 30;
 }
 
 function wrap<T>(where: string, what: string, f: () => T): T {
@@ -25,6 +41,10 @@ function wrap<T>(where: string, what: string, f: () => T): T {
     return f();
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
+    // A wasm allocation failure is not a corrupt file: say what it is.
+    if (error instanceof RangeError || /out of memory|memory access out of bounds|unreachable|capacity overflow|allocat/i.test(detail)) {
+      throw new GeoParquetReadError(`${where}: ran out of memory to ${what} (${detail}); the file decodes to more than this process can hold. Lower GEOREFRESH_MAX_DECODE_BYTES to refuse such files up front`);
+    }
     throw new GeoParquetReadError(`${where}: cannot ${what}: ${detail}; the file is not valid Parquet (truncated or corrupted?)`);
   }
 }
@@ -50,6 +70,17 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
     return {
       rows: fileMeta.numRows(),
       rowGroups: meta.rowGroups().map((g) => g.numRows()),
+      decodedBytes: meta.rowGroups().map((g) => {
+        const sizes = new Map<string, { declared: number; bound: number }>();
+        for (const c of g.columns()) {
+          const top = c.columnPath()[0] ?? "";
+          const declared = c.uncompressedSize();
+          const dictionary = c.encodings().some((e) => e === parquet.Encoding.PLAIN_DICTIONARY || e === parquet.Encoding.RLE_DICTIONARY);
+          const was = sizes.get(top) ?? { declared: 0, bound: 0 };
+          sizes.set(top, { declared: was.declared + declared, bound: was.bound + (dictionary ? declared * Math.max(1, c.numValues()) : declared) });
+        }
+        return sizes;
+      }),
       createdBy: fileMeta.createdBy(),
       keyValue: new Map([...fileMeta.keyValueMetadata()].map(([k, v]) => [String(k), String(v)])),
       schema: schemaTable.schema,
@@ -69,7 +100,7 @@ export interface GeoParquetContents {
 export async function readGeoParquet(bytes: Uint8Array, where: string, options: { rowGroups?: number[]; columns?: string[] } = {}): Promise<GeoParquetContents> {
   const footer = await readFooter(bytes, where);
   const geo = parseGeoMetadata(footer.keyValue.get("geo"), where);
-  const table = decode(bytes, where, options);
+  const table = decode(bytes, where, footer, options);
   return { table, geo, footer };
 }
 
@@ -78,13 +109,42 @@ export async function* readRowGroups(bytes: Uint8Array, where: string, options: 
   const footer = await readFooter(bytes, where);
   let firstRow = 0;
   for (const [index, rows] of footer.rowGroups.entries()) {
-    yield { index, firstRow, table: decode(bytes, where, { ...options, rowGroups: [index] }) };
+    yield { index, firstRow, table: decode(bytes, where, footer, { ...options, rowGroups: [index] }) };
     firstRow += rows;
   }
 }
 
-function decode(bytes: Uint8Array, where: string, options: { rowGroups?: number[]; columns?: string[] }): Table {
-  const ipc = wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, batchSize: 65_536 }).intoIPCStream());
+function decode(bytes: Uint8Array, where: string, footer: ParquetFooter, options: { rowGroups?: number[]; columns?: string[] }): Table {
+  const groups = options.rowGroups ?? footer.rowGroups.map((_, i) => i);
+  const cap = maxDecodeBytes();
+  const sizes = (g: number) => [...(footer.decodedBytes[g] ?? [])].filter(([column]) => !options.columns || options.columns.includes(column)).map(([, s]) => s);
+  const declared = groups.reduce((n, g) => n + sizes(g).reduce((m, s) => m + s.declared, 0), 0);
+  const bound = groups.reduce((n, g) => n + sizes(g).reduce((m, s) => m + s.bound, 0), 0);
+  const refuse = (what: string) =>
+    new GeoParquetReadError(`${where}: refusing to decode ${what}, over the limit of ${mib(cap)} MiB (GEOREFRESH_MAX_DECODE_BYTES). It may be a decompression bomb; if the file is genuine, raise the limit`);
+  const scope = `${groups.length === 1 ? `row group ${groups[0]}` : `${groups.length} row groups`}${options.columns ? ` of ${options.columns.join(", ")}` : ""}`;
+  if (declared > cap) throw refuse(`${mib(declared)} MiB (what the footer declares for ${scope})`);
+  if (bound <= cap) return toTable(wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, batchSize: 65_536 }).intoIPCStream()));
+  // A dictionary may repeat a large value in every row: decode in row slices that cannot exceed the limit one by
+  // one, and stop as soon as their sum does.
+  const batches: Table[] = [];
+  let total = 0;
+  for (const g of groups) {
+    const perRow = Math.max(1, sizes(g).reduce((m, s) => m + s.declared, 0));
+    const step = Math.max(1, Math.floor(cap / 8 / perRow));
+    for (let offset = 0; offset < (footer.rowGroups[g] ?? 0); offset += step) {
+      const ipc = wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, rowGroups: [g], offset, limit: step, batchSize: 65_536 }).intoIPCStream());
+      total += ipc.byteLength;
+      if (total > cap) throw refuse(`more than ${mib(cap)} MiB (${scope} repeats dictionary values; ${mib(declared)} MiB declared)`);
+      batches.push(toTable(ipc));
+    }
+  }
+  return batches.length === 1 ? (batches[0] as Table) : new Table(batches.flatMap((t) => t.batches));
+}
+
+const mib = (n: number) => (n / 2 ** 20).toFixed(0);
+
+function toTable(ipc: Uint8Array): Table {
   const table = tableFromIPC(ipc);
   table.schema.metadata.clear();
   return table;

@@ -97,7 +97,10 @@ export async function validateGeoParquetFile(bytes: Uint8Array, file: string, op
 
   const validator = new GeometryValidator({ threads: options.threads });
   try {
-    for await (const group of readRowGroups(bytes, file)) {
+    // Only what the checks read is decoded: a bomb in a property column never reaches memory.
+    const fields = new Set(footer.schema.fields.map((f) => f.name));
+    const needed = [...new Set(columns.flatMap(([name, meta]) => [name, ...Object.values(meta.covering?.bbox ?? {}).map((p) => p[0] as string)]))].filter((n) => fields.has(n));
+    for await (const group of readRowGroups(bytes, file, { columns: needed })) {
       for (const [name, meta] of columns) {
         const vector = group.table.getChild(name) as Vector;
         const wkb = binaryColumn(vector, name);

@@ -1,8 +1,19 @@
+/** A YYYY-MM-DD that names a real day: 2026-02-30 is refused, never rolled over into March. */
+export function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
+}
+
+function calendarDate(text: string, what: string): Date {
+  if (!isCalendarDate(text)) throw new RangeError(`${what} ${text} is not a calendar date YYYY-MM-DD`);
+  return new Date(`${text}T00:00:00Z`);
+}
+
 /** Logical dates between two dates, inclusive, for a cadence. Pure date arithmetic in UTC: no wall clock. */
 export function logicalDates(from: string, to: string, cadence: "daily" | "monthly"): string[] {
-  const start = new Date(`${from}T00:00:00Z`);
-  const end = new Date(`${to}T00:00:00Z`);
-  if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) throw new RangeError(`dates must be YYYY-MM-DD (got ${from}, ${to})`);
+  const start = calendarDate(from, "--from");
+  const end = calendarDate(to, "--to");
   if (start > end) throw new RangeError(`--from ${from} is after --to ${to}`);
   const out: string[] = [];
   if (cadence === "daily") {

@@ -1,3 +1,5 @@
+import { isCalendarDate } from "./calendar.js";
+
 /**
  * Pinned versions (graph_version, vintage, …) by logical date. The versions file maps each pin to a list of
  * { from: date, value }: a date resolves to the entry with the latest `from` on or before it, so a backfill of
@@ -12,17 +14,20 @@ export class PinError extends Error {
   }
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function checkVersionsFile(doc: unknown, where: string): VersionsFile {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new PinError(`${where}: expected an object of pin name → [{ from, value }]`);
   for (const [pin, entries] of Object.entries(doc)) {
     if (!Array.isArray(entries) || entries.length === 0) throw new PinError(`${where}: pin '${pin}' needs a non-empty list of { from, value }`);
+    const seen = new Set<string>();
     for (const e of entries as unknown[]) {
       const entry = e as { from?: unknown; value?: unknown };
-      if (typeof entry.from !== "string" || !DATE.test(entry.from) || typeof entry.value !== "string" || entry.value === "") {
-        throw new PinError(`${where}: pin '${pin}' has an entry ${JSON.stringify(e)}; each needs from: "YYYY-MM-DD" and a non-empty string value`);
+      if (typeof entry.from !== "string" || !isCalendarDate(entry.from) || typeof entry.value !== "string" || entry.value === "") {
+        throw new PinError(`${where}: pin '${pin}' has an entry ${JSON.stringify(e)}; each needs from: a calendar date "YYYY-MM-DD" and a non-empty string value`);
       }
+      // Two values from one date would leave the pin in force that day up to list order.
+      if (seen.has(entry.from)) throw new PinError(`${where}: pin '${pin}' has two entries from ${entry.from}; keep one value per date`);
+      seen.add(entry.from);
     }
   }
   return doc as VersionsFile;

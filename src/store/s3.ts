@@ -156,7 +156,8 @@ export class S3Store implements ObjectStore {
         ),
       );
       for (const item of page.Contents ?? []) {
-        if (item.Key === undefined) continue;
+        // Console "folder" objects (zero bytes, key ending in '/') are no key of ours, and no valid key at all.
+        if (item.Key === undefined || item.Key.endsWith("/")) continue;
         yield { key: item.Key.slice(base.length), size: item.Size ?? 0, lastModified: item.LastModified ?? new Date(0), ...(item.ETag ? { version: unquoteEtag(item.ETag) } : {}) };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
