@@ -1,4 +1,4 @@
-import { isStoreError } from "../store/errors.js";
+import { isStoreUnusable } from "../store/errors.js";
 import { ArtifactIndex } from "./artifact-index.js";
 import { plannedPartitions } from "./backfill.js";
 import type { BackfillOptions } from "./backfill.js";
@@ -60,7 +60,7 @@ export async function planPartition(opts: RefreshOptions): Promise<PartitionPlan
     }
     return { ...base, status: exists ? "reconcile" : current ? "changed" : "new", reasons };
   } catch (error) {
-    const storeProblem = isStoreError(error) && ["Unavailable", "AccessDenied", "Misconfigured"].includes(error.code);
+    const storeProblem = isStoreUnusable(error);
     return { partition, status: "error", reasons: [error instanceof Error ? error.message : String(error)], ...(storeProblem ? { storeProblem } : {}) };
   }
 }

@@ -9,7 +9,7 @@ import { readManifest } from "../manifest/codec.js";
 import { outboxId } from "../manifest/outbox.js";
 import type { OutboxEvent } from "../manifest/outbox.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
-import { isStoreError, NotFoundError } from "../store/errors.js";
+import { isStoreUnusable, NotFoundError } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import { redact } from "../store/secrets.js";
 import type { ObjectStore } from "../store/types.js";
@@ -283,7 +283,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true } : {});
     if (error instanceof NonDeterministicError) return result("failed", error.message);
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
-    const storeProblem = isStoreError(error) && ["Unavailable", "AccessDenied", "Misconfigured", "LockTimeout"].includes(error.code);
+    const storeProblem = isStoreUnusable(error);
     return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true } : {});
   } finally {
     // 8. Clean up the temp key (gc removes any a crash left behind).

@@ -88,6 +88,13 @@ export class SpecialFileError extends StoreError {
   static override readonly code = "SpecialFile";
 }
 
+/** Failures of the store itself, not of one key's contents: a run or backfill stops and exits 3 on these. */
+const UNUSABLE: readonly StoreErrorCode[] = ["Unavailable", "AccessDenied", "Misconfigured", "LockTimeout", "SpecialFile"];
+
+export function isStoreUnusable(error: unknown): error is StoreError {
+  return error instanceof StoreError && UNUSABLE.includes(error.code);
+}
+
 export function isStoreError(error: unknown, code?: StoreErrorCode): error is StoreError {
   return error instanceof StoreError && (code === undefined || error.code === code);
 }

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
-import { open, realpath } from "node:fs/promises";
+import { lstat, open, realpath } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { SpecialFileError } from "./errors.js";
@@ -60,8 +60,13 @@ export async function checkParent(root: string, realRoot: string, path: string, 
     throw error;
   }
   const expected = join(realRoot, relative(root, dir));
-  if (real !== expected) {
-    const rel = relative(root, dir).split(sep);
-    throw refusal(`a directory on the way to ${path} (${rel.join("/")} resolves to ${real})`, "a symlink", key);
+  if (real === expected) return;
+  // Name the first link on the way, as a listing that meets it does.
+  const parts = relative(root, dir).split(sep);
+  for (let i = 1; i <= parts.length; i++) {
+    const at = join(root, ...parts.slice(0, i));
+    const kind = specialKind(await lstat(at));
+    if (kind) throw refusal(at, kind, parts.slice(0, i).join("/"));
   }
+  throw refusal(`${dir} (it resolves to ${real})`, "reached through a symlink", key);
 }
