@@ -64,7 +64,7 @@ async function post(target: { url: string; authorization?: string }, body: strin
     if (res.status >= 200 && res.status < 300) return { ok: true, retry: false, detail: `HTTP ${res.status}` };
     if (res.status >= 300 && res.status < 400) {
       const location = res.headers.get("location");
-      return { ok: false, retry: false, detail: redact(`HTTP ${res.status} redirect to ${location ?? "(no Location)"}: not followed; point --webhook at the final URL`) };
+      return { ok: false, retry: false, detail: redact(`HTTP ${res.status} redirect to ${location ?? "(no Location)"} — not followed; point --webhook at the final URL`) };
     }
     return { ok: false, retry: res.status >= 500 || res.status === 429 || res.status === 408, detail: `HTTP ${res.status}` };
   } catch (error) {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { outboxId, outboxKey, recordEvent } from "../../src/manifest/outbox.js";
 import { collectGarbage } from "../../src/pipeline/gc.js";
@@ -71,6 +71,22 @@ export function describeGc(backend: Backend): void {
     });
 
     if (backend === "s3") {
+      it("passes over console \"folder\" objects (zero-byte keys ending in '/') instead of failing on them", async () => {
+        const s3 = inject("s3");
+        if (!s3 || !(store instanceof S3Store)) throw new Error("needs the S3 fixture");
+        const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+        for (const folder of ["_tmp/", "artifacts/", "outbox/", "manifests/"]) await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${store.prefix}/${folder}`, Body: "" }));
+        const r = await collectGarbage(store, { olderThanMs: DAY, apply: true, artifacts: { keep: 0 }, now: new Date(Date.now() + 2 * DAY) });
+        expect([...r.temp, ...r.artifacts, ...r.outbox]).toEqual([]);
+        expect(r.skipped).toEqual([]);
+        const listed: string[] = [];
+        for await (const e of store.list("")) listed.push(e.key);
+        expect(listed.filter((k) => k.endsWith("/"))).toEqual([]);
+        const raw = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${store.prefix}/_tmp/` }));
+        expect((raw.Contents ?? []).map((c) => c.Key)).toEqual([`${store.prefix}/_tmp/`]); // left as it was
+        client.destroy();
+      });
+
       it("aborts stale multipart uploads", async () => {
         const s3 = inject("s3");
         if (!s3 || !(store instanceof S3Store)) throw new Error("needs the S3 fixture");
