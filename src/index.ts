@@ -18,3 +18,7 @@ export { validateGeoParquetFile } from "./geoparquet/validate.js";
 export { featuresToTable } from "./geoparquet/features.js";
 export type { Feature } from "./geoparquet/features.js";
 export { crsFromCode } from "./geo/crs.js";
+export { collectGarbage, MIN_FLOOR_MS } from "./pipeline/gc.js";
+export type { GcOptions, GcReport } from "./pipeline/gc.js";
+export { TamperedManifestError, ManifestError } from "./manifest/codec.js";
+export { redact } from "./store/secrets.js";

@@ -1,4 +1,4 @@
-import { Table, tableFromIPC } from "apache-arrow";
+import { DataType, Table, tableFromIPC } from "apache-arrow";
 import type { Schema } from "apache-arrow";
 import * as parquet from "parquet-wasm";
 import { parseGeoMetadata } from "./metadata.js";
@@ -55,6 +55,8 @@ function checkMagic(bytes: Uint8Array, where: string): void {
   if (!par1(bytes.byteLength - 4)) throw new GeoParquetReadError(`${where} is truncated: it does not end with the 'PAR1' footer magic`);
 }
 
+const FIXED_WIDTH = [DataType.isInt, DataType.isFloat, DataType.isBool, DataType.isDate, DataType.isTimestamp, DataType.isTime, DataType.isDecimal, DataType.isInterval, DataType.isDuration];
+
 export async function readFooter(bytes: Uint8Array, where: string): Promise<ParquetFooter> {
   checkMagic(bytes, where);
   let file: parquet.ParquetFile;
@@ -67,6 +69,9 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
     const meta = file.metadata();
     const fileMeta = meta.fileMetadata();
     const schemaTable = tableFromIPC(wrap(where, "read the schema", () => parquet.readSchema(bytes).intoIPCStream()));
+    // Fixed-width values decode to at most 16 bytes each whatever their encoding; only variable-width ones can
+    // be repeated from a dictionary into gigabytes.
+    const fixed = new Set(schemaTable.schema.fields.filter((f) => FIXED_WIDTH.some((is) => is(f.type))).map((f) => f.name));
     return {
       rows: fileMeta.numRows(),
       rowGroups: meta.rowGroups().map((g) => g.numRows()),
@@ -77,7 +82,8 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
           const declared = c.uncompressedSize();
           const dictionary = c.encodings().some((e) => e === parquet.Encoding.PLAIN_DICTIONARY || e === parquet.Encoding.RLE_DICTIONARY);
           const was = sizes.get(top) ?? { declared: 0, bound: 0 };
-          sizes.set(top, { declared: was.declared + declared, bound: was.bound + (dictionary ? declared * Math.max(1, c.numValues()) : declared) });
+          const repeated = !dictionary ? declared : fixed.has(top) ? Math.max(declared, 16 * c.numValues()) : declared * Math.max(1, c.numValues());
+          sizes.set(top, { declared: was.declared + declared, bound: was.bound + repeated });
         }
         return sizes;
       }),
@@ -100,7 +106,7 @@ export interface GeoParquetContents {
 export async function readGeoParquet(bytes: Uint8Array, where: string, options: { rowGroups?: number[]; columns?: string[] } = {}): Promise<GeoParquetContents> {
   const footer = await readFooter(bytes, where);
   const geo = parseGeoMetadata(footer.keyValue.get("geo"), where);
-  const table = decode(bytes, where, footer, options);
+  const table = await decode(bytes, where, footer, options);
   return { table, geo, footer };
 }
 
@@ -109,12 +115,12 @@ export async function* readRowGroups(bytes: Uint8Array, where: string, options: 
   const footer = await readFooter(bytes, where);
   let firstRow = 0;
   for (const [index, rows] of footer.rowGroups.entries()) {
-    yield { index, firstRow, table: decode(bytes, where, footer, { ...options, rowGroups: [index] }) };
+    yield { index, firstRow, table: await decode(bytes, where, footer, { ...options, rowGroups: [index] }) };
     firstRow += rows;
   }
 }
 
-function decode(bytes: Uint8Array, where: string, footer: ParquetFooter, options: { rowGroups?: number[]; columns?: string[] }): Table {
+async function decode(bytes: Uint8Array, where: string, footer: ParquetFooter, options: { rowGroups?: number[]; columns?: string[] }): Promise<Table> {
   const groups = options.rowGroups ?? footer.rowGroups.map((_, i) => i);
   const cap = maxDecodeBytes();
   const sizes = (g: number) => [...(footer.decodedBytes[g] ?? [])].filter(([column]) => !options.columns || options.columns.includes(column)).map(([, s]) => s);
@@ -125,21 +131,29 @@ function decode(bytes: Uint8Array, where: string, footer: ParquetFooter, options
   const scope = `${groups.length === 1 ? `row group ${groups[0]}` : `${groups.length} row groups`}${options.columns ? ` of ${options.columns.join(", ")}` : ""}`;
   if (declared > cap) throw refuse(`${mib(declared)} MiB (what the footer declares for ${scope})`);
   if (bound <= cap) return toTable(wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, batchSize: 65_536 }).intoIPCStream()));
-  // A dictionary may repeat a large value in every row: decode in row slices that cannot exceed the limit one by
-  // one, and stop as soon as their sum does.
-  const batches: Table[] = [];
+  // A dictionary may repeat a large value in every row, so what it decodes to is known only by decoding: stream
+  // batches small enough that one cannot pass the limit (a value is at most its chunk's size), count, stop.
+  const file = await parquet.ParquetFile.fromFile(new Blob([bytes])).catch((error: unknown) => wrap(where, "read the Parquet footer", () => Promise.reject(error)));
+  const tables: Table[] = [];
   let total = 0;
-  for (const g of groups) {
-    const perRow = Math.max(1, sizes(g).reduce((m, s) => m + s.declared, 0));
-    const step = Math.max(1, Math.floor(cap / 8 / perRow));
-    for (let offset = 0; offset < (footer.rowGroups[g] ?? 0); offset += step) {
-      const ipc = wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, rowGroups: [g], offset, limit: step, batchSize: 65_536 }).intoIPCStream());
-      total += ipc.byteLength;
-      if (total > cap) throw refuse(`more than ${mib(cap)} MiB (${scope} repeats dictionary values; ${mib(declared)} MiB declared)`);
-      batches.push(toTable(ipc));
+  try {
+    for (const g of groups) {
+      const largest = Math.max(1, ...sizes(g).filter((s) => s.bound > s.declared).map((s) => s.declared));
+      const batchSize = Math.max(1, Math.min(65_536, Math.floor(cap / 8 / largest)));
+      const stream = await file.stream({ ...options, rowGroups: [g], batchSize }).catch((error: unknown) => wrap(where, "decode the data", () => Promise.reject(error)));
+      for await (const batch of stream as AsyncIterable<parquet.RecordBatch>) {
+        total += batch.getArrayMemorySize();
+        if (total > cap) {
+          batch.free();
+          throw refuse(`more than ${mib(cap)} MiB (${scope} repeats dictionary values: ${mib(declared)} MiB declared)`);
+        }
+        tables.push(toTable(wrap(where, "decode the data", () => batch.intoIPCStream())));
+      }
     }
+  } finally {
+    file.free();
   }
-  return batches.length === 1 ? (batches[0] as Table) : new Table(batches.flatMap((t) => t.batches));
+  return tables.length === 1 ? (tables[0] as Table) : new Table(tables.flatMap((t) => t.batches));
 }
 
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);

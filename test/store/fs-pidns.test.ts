@@ -26,6 +26,7 @@ describe("fs locks across pid namespaces", () => {
 
   it("a lock held from another pid namespace is waited for, never broken", async () => {
     const child = spawn(NS[0] as string, [...NS.slice(1), process.execPath, "--import", "tsx", HOLDER, dir, "1500"], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((r) => child.once("exit", r));
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const locked = (await lines.next()).value as string;
     expect(locked).toMatch(/^locked \d+$/);
@@ -33,7 +34,7 @@ describe("fs locks across pid namespaces", () => {
     const acquired = await withKeyLock(join(dir, "key.lock"), join(dir, "staging"), "the test key", 30_000, async () => Date.now());
     const released = Number(((await lines.next()).value as string).split(" ")[1]);
     expect(acquired).toBeGreaterThanOrEqual(released);
-    await new Promise((r) => child.once("exit", r));
+    await exited;
   });
 
   it("compare-and-swap increments from two pid namespaces and the host all land (4 processes × 15)", async () => {
