@@ -18,7 +18,7 @@ import type { ArtifactFacts } from "./artifact.js";
 import type { ArtifactIndex } from "./artifact-index.js";
 import { ComputeOutputError, tableFromCompute } from "./compute-output.js";
 import { fingerprint } from "./fingerprint.js";
-import { NonDeterministicError, publishAndPromote } from "./publish.js";
+import { publishAndPromote } from "./publish.js";
 import { resolveInput } from "./identity.js";
 import type { ResolvedInput } from "./identity.js";
 import { artifactKey, checkPartition, manifestKey, manifestPrefix, tempKey } from "../manifest/layout.js";
@@ -281,7 +281,6 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, { ...extra, manifest });
   } catch (error) {
     if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true } : {});
-    if (error instanceof NonDeterministicError) return result("failed", error.message);
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
     const storeProblem = isStoreUnusable(error);
     return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true } : {});
