@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import type { Dirent, Stats } from "node:fs";
+import type { BigIntStats, Dirent, Stats } from "node:fs";
 import { lstat, open, realpath } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
@@ -13,7 +13,7 @@ import { SpecialFileError } from "./errors.js";
  */
 
 /** What kind of non-regular entry this is, or undefined for a regular file or a real directory. */
-export function specialKind(entry: Dirent | Stats): string | undefined {
+export function specialKind(entry: Dirent | Stats | BigIntStats): string | undefined {
   if (entry.isFile() || entry.isDirectory()) return undefined;
   if (entry.isSymbolicLink()) return "a symlink";
   if (entry.isFIFO()) return "a FIFO";
@@ -28,8 +28,8 @@ export function refusal(where: string, kind: string, key: string): SpecialFileEr
   );
 }
 
-/** Opens a regular file without following a final symlink and without blocking on a FIFO. */
-export async function openRegular(path: string, key: string): Promise<FileHandle> {
+/** Opens a regular file (or directory) without following a final symlink and without blocking on a FIFO. */
+export async function openRegular(path: string, key: string): Promise<{ handle: FileHandle; st: BigIntStats }> {
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -37,30 +37,32 @@ export async function openRegular(path: string, key: string): Promise<FileHandle
     if ((error as NodeJS.ErrnoException).code === "ELOOP") throw refusal(path, "a symlink", key);
     throw error;
   }
-  const kind = specialKind(await handle.stat());
+  const st = await handle.stat({ bigint: true });
+  const kind = specialKind(st);
   if (kind) {
     await handle.close();
     throw refusal(path, kind, key);
   }
-  return handle;
+  return { handle, st };
 }
 
 /**
  * Checks that the directory holding `path` is the real directory under `realRoot` its key names, with no symlink
- * on the way. A directory that does not exist yet passes (nothing can be read through it; writes create it).
+ * on the way. A directory that does not exist yet passes (nothing can be read through it; writes create it): the
+ * answer is then false; true when the directory exists and is real.
  */
-export async function checkParent(root: string, realRoot: string, path: string, key: string): Promise<void> {
+export async function checkParent(root: string, realRoot: string, path: string, key: string): Promise<boolean> {
   const dir = dirname(path);
   let real: string;
   try {
     real = await realpath(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
     throw error;
   }
   const expected = join(realRoot, relative(root, dir));
-  if (real === expected) return;
+  if (real === expected) return true;
   // Name the first link on the way, as a listing that meets it does.
   const parts = relative(root, dir).split(sep);
   for (let i = 1; i <= parts.length; i++) {

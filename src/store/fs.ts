@@ -34,6 +34,7 @@ export class FsStore implements ObjectStore {
   private readonly lockTimeoutMs: number;
   private ready: Promise<void> | undefined;
   private resolvedRoot: Promise<string> | undefined;
+  private readonly realDirs = new Set<string>();
 
   constructor(root: string, options: FsStoreOptions = {}) {
     this.root = resolve(root);
@@ -62,10 +63,9 @@ export class FsStore implements ObjectStore {
       await this.checkParent(path, key);
       return this.meta(key, st, cached);
     }
-    const handle = await this.openForRead(key);
+    const { handle, st: opened } = await this.openForRead(key);
     try {
-      const st = await handle.stat({ bigint: true });
-      return this.meta(key, st, await versionOf(handle, st));
+      return this.meta(key, opened, await versionOf(handle, opened));
     } finally {
       await handle.close();
     }
@@ -88,9 +88,8 @@ export class FsStore implements ObjectStore {
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
-    const handle = await this.openForRead(key);
+    const { handle, st } = await this.openForRead(key);
     try {
-      const st = await handle.stat({ bigint: true });
       const size = Number(st.size);
       if (!options?.range) {
         const body = await readExactly(handle, 0, size);
@@ -212,10 +211,20 @@ export class FsStore implements ObjectStore {
     return this.resolvedRoot;
   }
 
+  /**
+   * Directories already proven real are remembered for the life of this store object (a no-op backfill would
+   * otherwise resolve every manifest's and artifact's directory again). A link swapped in while a process runs
+   * is outside what this check is for: links a user left in the store before the command started.
+   */
   private async checkParent(path: string, key: string): Promise<void> {
-    await checkParent(this.root, await this.realRoot(), path, key).catch((error: unknown) => {
+    const dir = dirname(path);
+    if (this.realDirs.has(dir)) return;
+    const real = await checkParent(this.root, await this.realRoot(), path, key).catch((error: unknown) => {
       throw isStoreError(error) ? error : this.fsError(error, key);
     });
+    if (!real) return;
+    if (this.realDirs.size >= 10_000) this.realDirs.clear();
+    this.realDirs.add(dir);
   }
 
   private pathOf(key: string): string {
@@ -275,7 +284,7 @@ export class FsStore implements ObjectStore {
   private async expectVersion(key: string, path: string, expected: string): Promise<void> {
     let handle: FileHandle;
     try {
-      handle = await openRegular(path, key);
+      ({ handle } = await openRegular(path, key));
       await this.checkParent(path, key);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -301,11 +310,12 @@ export class FsStore implements ObjectStore {
     return withKeyLock(lockPath, this.stagingDir, this.locate(key), this.lockTimeoutMs, body);
   }
 
-  private async openForRead(key: string): Promise<FileHandle> {
+  private async openForRead(key: string): Promise<{ handle: FileHandle; st: BigIntStats }> {
     const path = this.pathOf(key);
     let handle: FileHandle;
+    let st: BigIntStats;
     try {
-      handle = await openRegular(path, key);
+      ({ handle, st } = await openRegular(path, key));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError(`${path} not found`, { key });
@@ -317,12 +327,11 @@ export class FsStore implements ObjectStore {
       await handle.close();
       throw error;
     }
-    const st = await handle.stat();
     if (!st.isFile()) {
       await handle.close();
       throw new NotFoundError(`${path} not found (it is a directory of other objects)`, { key });
     }
-    return handle;
+    return { handle, st };
   }
 
   private meta(key: string, st: BigIntStats, version: string): ObjectMeta {
