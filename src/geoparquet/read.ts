@@ -1,6 +1,7 @@
 import { DataType, Table, tableFromIPC } from "apache-arrow";
 import type { Schema } from "apache-arrow";
 import * as parquet from "parquet-wasm";
+import { longestDictionaryValues } from "./dictionary-bound.js";
 import { parseGeoMetadata } from "./metadata.js";
 import type { GeoMetadata } from "./metadata.js";
 
@@ -19,11 +20,11 @@ export interface ParquetFooter {
   keyValue: Map<string, string>;
   schema: Schema;
   /**
-   * Per row group, per top-level column: the uncompressed bytes the footer declares, and a bound on what they can
-   * decode to (the same, except that a dictionary-encoded chunk may repeat one value of up to its whole size in
-   * every row).
+   * Per row group, per top-level column: the uncompressed bytes the footer declares, a bound on what they can
+   * decode to (the same, except that a dictionary-encoded chunk may repeat its longest value in every row), and
+   * the size of one value that bound assumes (for decoding in batches that stay under the limit).
    */
-  decodedBytes: Map<string, { declared: number; bound: number }>[];
+  decodedBytes: Map<string, ChunkSize>[];
 }
 
 /**
@@ -55,7 +56,46 @@ function checkMagic(bytes: Uint8Array, where: string): void {
   if (!par1(bytes.byteLength - 4)) throw new GeoParquetReadError(`${where} is truncated: it does not end with the 'PAR1' footer magic`);
 }
 
+/**
+ * What each column chunk can decode to. Only a dictionary of variable-width values can expand far beyond its
+ * declared size; when such a chunk's crude bound (every row its whole size) passes the limit, its dictionary
+ * page is read to bound it by its longest value instead (dictionary-bound.ts).
+ */
+function chunkSizes(bytes: Uint8Array, meta: parquet.ParquetMetaData, fixed: Set<string>): Map<string, ChunkSize>[] {
+  const crude = meta.rowGroups().map((g) =>
+    g.columns().map((c) => {
+      const top = c.columnPath()[0] ?? "";
+      const declared = c.uncompressedSize();
+      const dictionary = c.encodings().some((e) => e === parquet.Encoding.PLAIN_DICTIONARY || e === parquet.Encoding.RLE_DICTIONARY);
+      const rows = Math.max(1, c.numValues());
+      const expands = dictionary && !fixed.has(top);
+      return { top, declared, rows, expands, bound: !dictionary ? declared : fixed.has(top) ? Math.max(declared, 16 * rows) : declared * rows };
+    }),
+  );
+  const cap = maxDecodeBytes();
+  const longest = crude.some((g) => g.some((c) => c.expands && c.bound > cap)) ? longestDictionaryValues(bytes, cap) : [];
+  return crude.map((g, i) => {
+    const sizes = new Map<string, ChunkSize>();
+    for (const c of g) {
+      const known = c.expands ? longest[i]?.get(c.top) : undefined;
+      // Offsets are 4 bytes a value in Arrow; the chunk's own declared bytes cover any pages written plain.
+      const bound = known === undefined ? c.bound : c.declared + c.rows * (known + 4);
+      const value = c.expands ? (known === undefined ? c.declared : known + 4) : 0;
+      const was = sizes.get(c.top) ?? { declared: 0, bound: 0, value: 0 };
+      sizes.set(c.top, { declared: was.declared + c.declared, bound: was.bound + bound, value: Math.max(was.value, value) });
+    }
+    return sizes;
+  });
+}
+
 const FIXED_WIDTH = [DataType.isInt, DataType.isFloat, DataType.isBool, DataType.isDate, DataType.isTimestamp, DataType.isTime, DataType.isDecimal, DataType.isInterval, DataType.isDuration];
+
+export interface ChunkSize {
+  declared: number;
+  bound: number;
+  /** The largest one value can be: the longest dictionary value, or the chunk's size when that is not known. */
+  value: number;
+}
 
 export async function readFooter(bytes: Uint8Array, where: string): Promise<ParquetFooter> {
   checkMagic(bytes, where);
@@ -75,18 +115,7 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
     return {
       rows: fileMeta.numRows(),
       rowGroups: meta.rowGroups().map((g) => g.numRows()),
-      decodedBytes: meta.rowGroups().map((g) => {
-        const sizes = new Map<string, { declared: number; bound: number }>();
-        for (const c of g.columns()) {
-          const top = c.columnPath()[0] ?? "";
-          const declared = c.uncompressedSize();
-          const dictionary = c.encodings().some((e) => e === parquet.Encoding.PLAIN_DICTIONARY || e === parquet.Encoding.RLE_DICTIONARY);
-          const was = sizes.get(top) ?? { declared: 0, bound: 0 };
-          const repeated = !dictionary ? declared : fixed.has(top) ? Math.max(declared, 16 * c.numValues()) : declared * Math.max(1, c.numValues());
-          sizes.set(top, { declared: was.declared + declared, bound: was.bound + repeated });
-        }
-        return sizes;
-      }),
+      decodedBytes: chunkSizes(bytes, meta, fixed),
       createdBy: fileMeta.createdBy(),
       keyValue: new Map([...fileMeta.keyValueMetadata()].map(([k, v]) => [String(k), String(v)])),
       schema: schemaTable.schema,
@@ -131,14 +160,14 @@ async function decode(bytes: Uint8Array, where: string, footer: ParquetFooter, o
   const scope = `${groups.length === 1 ? `row group ${groups[0]}` : `${groups.length} row groups`}${options.columns ? ` of ${options.columns.join(", ")}` : ""}`;
   if (declared > cap) throw refuse(`${mib(declared)} MiB (what the footer declares for ${scope})`);
   if (bound <= cap) return toTable(wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, batchSize: 65_536 }).intoIPCStream()));
-  // A dictionary may repeat a large value in every row, so what it decodes to is known only by decoding: stream
-  // batches small enough that one cannot pass the limit (a value is at most its chunk's size), count, stop.
+  // A dictionary may repeat a large value in many rows, so what it decodes to is known only by decoding: stream
+  // batches small enough that one cannot pass the limit alone (by the largest a value can be), count, stop.
   const file = await parquet.ParquetFile.fromFile(new Blob([bytes])).catch((error: unknown) => wrap(where, "read the Parquet footer", () => Promise.reject(error)));
   const tables: Table[] = [];
   let total = 0;
   try {
     for (const g of groups) {
-      const largest = Math.max(1, ...sizes(g).filter((s) => s.bound > s.declared).map((s) => s.declared));
+      const largest = Math.max(1, ...sizes(g).map((s) => s.value));
       const batchSize = Math.max(1, Math.min(65_536, Math.floor(cap / 8 / largest)));
       const stream = await file.stream({ ...options, rowGroups: [g], batchSize }).catch((error: unknown) => wrap(where, "decode the data", () => Promise.reject(error)));
       for await (const batch of stream as AsyncIterable<parquet.RecordBatch>) {

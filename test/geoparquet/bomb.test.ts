@@ -6,7 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { crsFromCode } from "../../src/geo/crs.js";
+import { longestDictionaryValues } from "../../src/geoparquet/dictionary-bound.js";
+import { featuresToTable } from "../../src/geoparquet/features.js";
 import { readGeoParquet } from "../../src/geoparquet/read.js";
+import { writeGeoParquet } from "../../src/geoparquet/write.js";
 import { runCli } from "../helpers/cli.js";
 import { duckdb } from "../helpers/duckdb.js";
 
@@ -34,6 +38,35 @@ describe("decompression bombs", () => {
       // Only the columns asked for count: the geometry alone is tiny and reads.
       const { table } = await readGeoParquet(readFileSync(bomb), bomb, { columns: ["id", "geometry"] });
       expect(table.numRows).toBe(24);
+    } finally {
+      if (old === undefined) delete process.env.GEOREFRESH_MAX_DECODE_BYTES;
+      else process.env.GEOREFRESH_MAX_DECODE_BYTES = old;
+    }
+  });
+
+  it("a dictionary's longest value is read from its page: the bomb's is 10 MB, an honest column's its longest string", async () => {
+    expect(longestDictionaryValues(readFileSync(bomb), 2 ** 30)[0]?.get("note")).toBe(10_000_000);
+    const names = Array.from({ length: 70_000 }, (_, i) => `parcel ${i} on ${"Main Street ".repeat(1 + (i % 3))}`);
+    const { table, stats } = featuresToTable(
+      names.map((name, i) => ({ geometry: { type: "Point", coordinates: [(i % 100) * 0.01, Math.floor(i / 100) * 0.01] }, properties: { id: i, name } })),
+      [{ name: "id", type: "int32" }, { name: "name", type: "string" }],
+    );
+    const { bytes } = await writeGeoParquet(table, { crs: crsFromCode("OGC:CRS84"), idColumn: "id", stats });
+    const longest = longestDictionaryValues(bytes, 2 ** 30);
+    expect(longest.length).toBe(2);
+    // The writer keeps the first dictionary page to ~1 MB and writes the rest plain: its longest value is one of the names.
+    const first = longest[0]?.get("name") as number;
+    expect(names.some((n) => n.length === first)).toBe(true);
+    expect(first).toBeLessThanOrEqual(Math.max(...names.map((n) => n.length)));
+    // Bounded by that, not by "every row as large as the whole chunk", the file reads in one go under a small limit.
+    const old = process.env.GEOREFRESH_MAX_DECODE_BYTES;
+    process.env.GEOREFRESH_MAX_DECODE_BYTES = String(32 * 2 ** 20);
+    try {
+      const back = await readGeoParquet(bytes, "names");
+      expect(back.table.numRows).toBe(70_000);
+      const ids = back.table.getChild("id");
+      const got = back.table.getChild("name");
+      for (let i = 0; i < back.table.numRows; i += 997) expect(got?.get(i)).toBe(names[Number(ids?.get(i))]); // rows are in Hilbert order
     } finally {
       if (old === undefined) delete process.env.GEOREFRESH_MAX_DECODE_BYTES;
       else process.env.GEOREFRESH_MAX_DECODE_BYTES = old;
