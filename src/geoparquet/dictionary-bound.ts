@@ -9,7 +9,7 @@ import { compressors } from "hyparquet-compressors";
  * decodes to rows × 10 MB. A chunk whose dictionary cannot be read is left out (the caller then stays cautious).
  */
 export function longestDictionaryValues(bytes: Uint8Array, maxPageBytes: number): Map<string, number>[] {
-  const meta = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  const meta = parquetMetadata(bytes, { geoparquet: false }); // a view: the file is not copied
   return meta.row_groups.map((group) => {
     const longest = new Map<string, number>();
     for (const chunk of group.columns) {

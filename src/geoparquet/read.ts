@@ -73,7 +73,12 @@ function chunkSizes(bytes: Uint8Array, meta: parquet.ParquetMetaData, fixed: Set
     }),
   );
   const cap = maxDecodeBytes();
-  const longest = crude.some((g) => g.some((c) => c.expands && c.bound > cap)) ? longestDictionaryValues(bytes, cap) : [];
+  let longest: Map<string, number>[] = [];
+  try {
+    if (crude.some((g) => g.some((c) => c.expands && c.bound > cap))) longest = longestDictionaryValues(bytes, cap);
+  } catch {
+    // A footer the second parser cannot read: stay with the crude bounds (decoding then streams and counts).
+  }
   return crude.map((g, i) => {
     const sizes = new Map<string, ChunkSize>();
     for (const c of g) {
