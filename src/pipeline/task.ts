@@ -1,8 +1,8 @@
 import type { ColumnSpec } from "../geoparquet/features.js";
+import type { Partition } from "../manifest/layout.js";
 import type { ComputeOutput } from "./compute-output.js";
 
-import type { Partition } from "../manifest/layout.js";
-
+// The partition is named by the key layout (manifest layer); tasks see it from here as before.
 export type { Partition };
 
 export interface TaskContext {
