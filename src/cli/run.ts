@@ -1,12 +1,14 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../store/open.js";
-import { backfill, parseShard } from "../pipeline/backfill.js";
+import { backfill } from "../pipeline/backfill.js";
+import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../pipeline/plan.js";
+import type { Shard } from "../pipeline/plan.js";
 import { planBackfill } from "../pipeline/dry-run.js";
 import type { BackfillPlan } from "../pipeline/dry-run.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
-import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "./context.js";
+import { CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
@@ -19,6 +21,8 @@ interface BackfillCliOptions extends CommonOptions {
   regions?: string;
   concurrency: number;
   shard?: string;
+  shards?: number;
+  listShards?: number;
   threads?: number;
   workers?: number;
   overridePlausibility?: boolean;
@@ -89,16 +93,36 @@ function describePlan(dataset: string, planned: BackfillPlan): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** `--shard i/n`, or `--shard auto` from the array job's environment; none for a whole run. */
+function shardOf(opts: BackfillCliOptions): Shard | undefined {
+  if (opts.shards !== undefined && opts.shard !== "auto") throw new UsageError("--shards goes with --shard auto (with --shard i/n the count is n)");
+  if (opts.shard === undefined) return undefined;
+  return opts.shard === "auto" ? shardFromEnvironment(process.env, opts.shards) : parseShard(opts.shard);
+}
+
+/** `--list-shards N`: each shard's region lanes, for engines that map a task over a list (Airflow, Argo). */
+async function listShards(opts: BackfillCliOptions, task: Parameters<typeof planLanes>[0]["task"]): Promise<void> {
+  const count = opts.listShards as number;
+  const lanes = await planLanes({ dataset: opts.dataset, task, from: opts.from, to: opts.to, regions: regionsOf(opts) });
+  const shards = dealLanes(lanes, count).map((mine, index) => ({ shard: `${index}/${count}`, index, count, regions: mine.map((l) => l.region), partitions: mine.reduce((n, l) => n + l.dates.length, 0) }));
+  if (opts.json) printJson(shards);
+  else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
+}
+
+const regionsOf = (opts: BackfillCliOptions) => opts.regions?.split(",").map((r) => r.trim()).filter(Boolean);
+
 async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<void> {
   const json = Boolean(opts.json);
   try {
     const config = await openConfig(opts);
     const { task, ref, params } = datasetOf(config, opts.dataset);
+    if (opts.listShards !== undefined) return await listShards(opts, task);
+    const shard = shardOf(opts);
     const store = openStore(config.store);
     const progress = progressReporter(json);
     try {
       if (opts.dryRun) {
-        const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean), concurrency: opts.concurrency * 2, shard: opts.shard ? parseShard(opts.shard) : undefined });
+        const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: regionsOf(opts), concurrency: opts.concurrency * 2, shard });
         const code = planned.plans.some((p) => p.storeProblem) ? EXIT.store : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
         else out(describePlan(opts.dataset, planned));
@@ -114,9 +138,9 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         params,
         from: opts.from,
         to: opts.to,
-        regions: opts.regions?.split(",").map((r) => r.trim()).filter(Boolean),
+        regions: regionsOf(opts),
         concurrency: opts.concurrency,
-        shard: opts.shard ? parseShard(opts.shard) : undefined,
+        shard,
         threads: opts.threads,
         workers: single ? 0 : (opts.workers ?? availableParallelism()),
         taskRef: ref,
@@ -158,7 +182,9 @@ export function registerRun(program: Command): void {
     .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive)")
     .option("--regions <list>", "only these regions, comma-separated (no tombstoning then)")
     .option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4)
-    .option("--shard <i/n>", "take every n-th partition from the i-th: for array jobs without a coordinator")
+    .option("--shard <i/n|auto>", "only shard i of n (0-based): whole region lanes dealt by the plan alone, for array jobs without a coordinator; auto takes i from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX")
+    .option("--shards <n>", "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS)", wholeNumber(1))
+    .option("--list-shards <n>", "print how the plan splits into n shards (regions and partitions of each; --json for Airflow expand / Argo withParam) and exit", wholeNumber(1))
     .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)", wholeNumber(0))
     .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)", wholeNumber(0))
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")

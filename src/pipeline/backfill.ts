@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { GeometryValidator } from "../geo/validity.js";
 import { retireMissing } from "../manifest/tombstone.js";
 import type { ObjectStore } from "../store/types.js";
-import { logicalDates } from "./calendar.js";
 import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import type { VersionsFile } from "./pins.js";
@@ -10,18 +9,14 @@ import { WorkerPool } from "../geo/worker-pool.js";
 import type { ResolvedInput } from "./identity.js";
 import { ArtifactIndex } from "./artifact-index.js";
 import type { PartitionJob } from "./partition-worker.js";
-import type { PartitionPlan } from "./dry-run.js";
 import type { TaskRef } from "./task-ref.js";
+import { plannedPartitions } from "./plan.js";
+import type { Shard } from "./plan.js";
 import { quickCheck, refreshPartition } from "./refresh.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
 
 const WORKER_URL = new URL(`./partition-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
-
-export interface Shard {
-  index: number;
-  count: number;
-}
 
 export interface BackfillOptions {
   store: ObjectStore;
@@ -34,6 +29,7 @@ export interface BackfillOptions {
   /** A subset of the task's regions; tombstoning only happens over the full, complete list. */
   regions?: string[];
   concurrency?: number;
+  /** Only this shard's region lanes (plan.ts); a sharded run never retires regions. */
   shard?: Shard;
   /** Worker threads for geometry validation (default: one per core). */
   threads?: number;
@@ -44,8 +40,6 @@ export interface BackfillOptions {
    * and nothing is retired. For SIGTERM/SIGINT in the CLI.
    */
   signal?: AbortSignal;
-  /** For a dry run (planBackfill): called as each partition's plan is known. */
-  onPlan?: (plan: PartitionPlan, done: number, total: number) => void;
   /**
    * Refresh whole partitions on this many worker threads (compute, encoding, compression and validation all
    * off the main thread). Needs `taskRef` and `storeUrl`, which the threads load for themselves; 0 or absent
@@ -65,38 +59,6 @@ export interface BackfillSummary {
   /** Partitions never started (a re-run picks them up), and why: `signal` aborted, or the store proved unusable. */
   notStarted: number;
   stopped?: "signal" | "store";
-}
-
-export class BackfillError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "BackfillError";
-  }
-}
-
-/** "i/n" → shard; partitions are split by position in (date, region) order, so every worker agrees. */
-export function parseShard(text: string): Shard {
-  const m = /^(\d+)\/(\d+)$/.exec(text);
-  const index = Number(m?.[1]);
-  const count = Number(m?.[2]);
-  if (!m || count < 1 || index >= count) throw new BackfillError(`--shard ${text}: expected i/n with 0 ≤ i < n (e.g. 0/4); for array jobs pass the job's index`);
-  return { index, count };
-}
-
-export async function plannedPartitions(opts: Pick<BackfillOptions, "dataset" | "task" | "from" | "to" | "regions" | "shard">): Promise<Partition[]> {
-  const all = typeof opts.task.regions === "function" ? await opts.task.regions() : opts.task.regions;
-  const regions = opts.regions ?? all;
-  const unknown = regions.filter((r) => !all.includes(r));
-  if (unknown.length) throw new BackfillError(`unknown region(s) ${unknown.join(", ")} for ${opts.dataset}; known: ${all.join(", ")}`);
-  let dates: string[];
-  try {
-    dates = logicalDates(opts.from, opts.to, opts.task.cadence);
-  } catch (error) {
-    throw new BackfillError((error as Error).message);
-  }
-  if (dates.length === 0) throw new BackfillError(`no logical date of a ${opts.task.cadence} dataset lies in ${opts.from} … ${opts.to}${opts.task.cadence === "monthly" ? " (monthly dates are the 1st of a month)" : ""}`);
-  const partitions = dates.flatMap((date) => [...regions].sort().map((region) => ({ dataset: opts.dataset, region, date })));
-  return opts.shard ? partitions.filter((_, i) => i % (opts.shard as Shard).count === (opts.shard as Shard).index) : partitions;
 }
 
 /** Refreshes every region × logical date with bounded concurrency; validation runs on worker threads. */

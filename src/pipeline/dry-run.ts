@@ -1,7 +1,7 @@
 import { isStoreUnusable } from "../store/errors.js";
 import { ArtifactIndex } from "./artifact-index.js";
-import { plannedPartitions } from "./backfill.js";
 import type { BackfillOptions } from "./backfill.js";
+import { plannedPartitions } from "./plan.js";
 import type { ResolvedInput } from "./identity.js";
 import { artifactExists, plan } from "./refresh.js";
 import type { RefreshOptions } from "./refresh.js";
@@ -66,7 +66,7 @@ export async function planPartition(opts: RefreshOptions): Promise<PartitionPlan
 }
 
 /** `backfill --dry-run`: the plan of every partition the backfill would visit. Reads only; writes nothing. */
-export async function planBackfill(opts: BackfillOptions): Promise<BackfillPlan> {
+export async function planBackfill(opts: BackfillOptions & { onPlan?: (plan: PartitionPlan, done: number, total: number) => void }): Promise<BackfillPlan> {
   const partitions = await plannedPartitions(opts);
   const counts: Record<PlanStatus, number> = { unchanged: 0, new: 0, changed: 0, reconcile: 0, "missing-artifact": 0, error: 0 };
   const plans: PartitionPlan[] = new Array(partitions.length);
