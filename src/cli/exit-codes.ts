@@ -1,4 +1,4 @@
-import { StoreError } from "../store/errors.js";
+import { isStoreTransient, StoreError } from "../store/errors.js";
 
 /** Exit codes of every georefresh command; README's "Exit codes" table is generated from the same meaning. */
 export const EXIT = {
@@ -8,8 +8,10 @@ export const EXIT = {
   failed: 1,
   /** Wrong arguments or options. */
   usage: 2,
-  /** The store could not be used: unreachable, credentials refused, bucket missing, bad URL. */
+  /** The store cannot be used as set up: credentials refused, bucket missing, bad URL, ignores conditional writes. */
   store: 3,
+  /** The store was unreachable or kept failing (timeouts, throttling, 5xx): run again later (EX_TEMPFAIL). */
+  transient: 75,
   /** Stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal number, as shells report it. */
   SIGINT: 130,
   SIGTERM: 143,
@@ -39,5 +41,6 @@ export function exitCodeOf(error: unknown): number {
   const name = error instanceof Error ? error.name : "";
   const listed = BY_NAME[name];
   if (listed !== undefined) return listed;
+  if (isStoreTransient(error)) return EXIT.transient;
   return error instanceof StoreError ? EXIT.store : EXIT.failed;
 }

@@ -32,13 +32,15 @@ interface BackfillCliOptions extends CommonOptions {
 const OUTCOME_HELP = `
 Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
 nothing published) → 1; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
-usage error → 2; the store is unusable (unreachable, credentials refused, ignores conditional writes) → 3.
-A backfill exits with the worst code of its partitions (3 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
+usage error → 2; the store cannot be used as set up (credentials refused, bucket missing, ignores conditional
+writes) → 3; the store was unreachable or kept failing, run again later → 75.
+A backfill exits with the worst code of its partitions (3 > 75 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
 finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.`;
 
 /** Worst exit code wins: store unusable > failed > superseded > invalid > ok. */
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
-  if (results.some((r) => r?.storeProblem)) return EXIT.store;
+  const store = results.filter((r) => r?.storeProblem);
+  if (store.length) return store.every((r) => r.transient) ? EXIT.transient : EXIT.store;
   if (counts.failed) return OUTCOME_EXIT.failed;
   if (counts.superseded) return OUTCOME_EXIT.superseded;
   if (counts.invalid) return OUTCOME_EXIT.invalid;
@@ -123,7 +125,8 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
     try {
       if (opts.dryRun) {
         const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: regionsOf(opts), concurrency: opts.concurrency * 2, shard });
-        const code = planned.plans.some((p) => p.storeProblem) ? EXIT.store : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
+        const storePlans = planned.plans.filter((p) => p.storeProblem);
+        const code = storePlans.length ? (storePlans.every((p) => p.transient) ? EXIT.transient : EXIT.store) : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
         else out(describePlan(opts.dataset, planned));
         process.exitCode = code;
@@ -160,7 +163,9 @@ async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<v
         const interrupted = !summary.notStarted
           ? ""
           : summary.stopped === "store"
-            ? `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
+            ? code === EXIT.transient
+              ? `; stopped: the store is unreachable (see above), ${summary.notStarted} not started (run again later)`
+              : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
             : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
         out(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`);
       }

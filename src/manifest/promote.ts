@@ -7,7 +7,8 @@ import type { Manifest, ManifestEntry } from "./types.js";
 
 export type PromoteOutcome =
   | { outcome: "promoted"; version: string }
-  | { outcome: "unchanged"; current: ManifestEntry }
+  /** The manifest already points at these bytes (`version`: when a twin put them there while this run worked). */
+  | { outcome: "unchanged"; current: ManifestEntry; version?: string }
   | { outcome: "superseded"; current: ManifestEntry | null }
   /** Only gc's bookkeeping changed since `start`: the caller re-checks its artifact and event and promotes on `now`. */
   | { outcome: "moved"; now: { manifest: Manifest; version: string } | undefined };
@@ -52,6 +53,8 @@ export async function promote(
     if (!(error instanceof AlreadyExistsError || error instanceof PreconditionFailedError)) throw error;
     const now = await readManifest(store, key);
     if (sameState(now?.manifest, start?.manifest)) return { outcome: "moved", now };
+    // A twin (an engine starting one task twice) promoted exactly these bytes: nothing is lost or left to do.
+    if (now?.manifest.current?.sha256 === entry.sha256) return { outcome: "unchanged", current: now.manifest.current, version: now.version };
     return { outcome: "superseded", current: now?.manifest.current ?? null };
   }
 }

@@ -1,4 +1,4 @@
-import { isStoreUnusable } from "../store/errors.js";
+import { isStoreTransient, isStoreUnusable } from "../store/errors.js";
 import { ArtifactIndex } from "./artifact-index.js";
 import type { BackfillOptions } from "./backfill.js";
 import { plannedPartitions } from "./plan.js";
@@ -25,6 +25,7 @@ export interface PartitionPlan {
   /** Why the key differs from the current version's, one line per difference. */
   reasons: string[];
   storeProblem?: boolean;
+  transient?: boolean;
 }
 
 export interface BackfillPlan {
@@ -61,7 +62,7 @@ export async function planPartition(opts: RefreshOptions): Promise<PartitionPlan
     return { ...base, status: exists ? "reconcile" : current ? "changed" : "new", reasons };
   } catch (error) {
     const storeProblem = isStoreUnusable(error);
-    return { partition, status: "error", reasons: [error instanceof Error ? error.message : String(error)], ...(storeProblem ? { storeProblem } : {}) };
+    return { partition, status: "error", reasons: [error instanceof Error ? error.message : String(error)], ...(storeProblem ? { storeProblem, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}) };
   }
 }
 

@@ -9,7 +9,7 @@ import { readManifest } from "../manifest/codec.js";
 import { outboxId } from "../manifest/outbox.js";
 import type { OutboxEvent } from "../manifest/outbox.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
-import { isStoreUnusable, NotFoundError } from "../store/errors.js";
+import { isStoreTransient, isStoreUnusable, NotFoundError } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import { redact } from "../store/secrets.js";
 import type { ObjectStore } from "../store/types.js";
@@ -49,6 +49,8 @@ export interface RefreshResult {
   message: string;
   /** Set when a `failed` outcome came from the store itself (unreachable, credentials, bucket, capability). */
   storeProblem?: true;
+  /** With storeProblem: the store was unreachable or kept failing; running again later may succeed (exit 75). */
+  transient?: true;
   /** The partition's manifest as this run left or found it (promoted, reconciled, unchanged). */
   manifest?: { key: string; version: string; current: ManifestEntry };
 }
@@ -83,6 +85,7 @@ export class RefreshError extends Error {
     message: string,
     readonly outcome: "invalid" | "failed",
     readonly storeProblem = false,
+    readonly transient = false,
   ) {
     super(message);
     this.name = "RefreshError";
@@ -98,7 +101,7 @@ async function ensureProbed(store: ObjectStore): Promise<void> {
     p = probeStore(store).then((report) => {
       if (!report.ok) {
         const failed = report.checks.find((c) => !c.ok);
-        throw new RefreshError(`refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`, "failed", true);
+        throw new RefreshError(`refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`, "failed", true, failed?.code === "Unavailable");
       }
     });
     probed.set(store.url, p);
@@ -273,17 +276,17 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     const { outcome: promoted, base } = await publishAndPromote(store, { partition, mKey, aKey, start, entry, event, bytes, published: reconciled });
     const extra = { key, sha256: facts.sha256, rows: facts.rows };
     if (promoted.outcome === "unchanged") {
-      const manifest = { key: mKey, version: (base as { version: string }).version, current: promoted.current };
+      const manifest = { key: mKey, version: promoted.version ?? (base as { version: string }).version, current: promoted.current };
       return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, { ...extra, manifest });
     }
     if (promoted.outcome === "superseded") return result("superseded", `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`, extra);
     const manifest = { key: mKey, version: promoted.version, current: entry };
     return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, { ...extra, manifest });
   } catch (error) {
-    if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true } : {});
+    if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true, ...(error.transient ? { transient: true } : {}) } : {});
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
     const storeProblem = isStoreUnusable(error);
-    return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true } : {});
+    return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {});
   } finally {
     // 8. Clean up the temp key (gc removes any a crash left behind).
     if (temp) await opts.store.delete(temp).catch(() => undefined);

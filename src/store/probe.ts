@@ -6,6 +6,8 @@ export interface ProbeCheck {
   name: string;
   ok: boolean;
   detail: string;
+  /** The store error's code when a check failed on one (Unavailable: unreachable, not a store without conditions). */
+  code?: string;
 }
 
 export interface ProbeReport {
@@ -29,7 +31,7 @@ export async function probeStore(store: ObjectStore): Promise<ProbeReport> {
       checks.push({ name, ok: true, detail: await run() });
       return true;
     } catch (error) {
-      checks.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) });
+      checks.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error), ...(isStoreError(error) ? { code: error.code } : {}) });
       return false;
     }
   };

@@ -93,13 +93,13 @@ describe("bad inputs", () => {
     expect(await snapshot(store)).toEqual(before);
   }, 60_000);
 
-  it("an unreachable store: exit 3 with what to do", async () => {
+  it("an unreachable store: exit 75 (run again later) with what to do", async () => {
     const r = await runCli(["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-04", "--config", config("good.parquet"), "--store", "s3://georefresh-test/x"], {
       AWS_ENDPOINT_URL_S3: "http://127.0.0.1:9",
       AWS_ACCESS_KEY_ID: "k",
       AWS_SECRET_ACCESS_KEY: "s",
     });
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(75);
     expect(r.stderr).toMatch(/ECONNREFUSED; is the server running/);
   }, 60_000);
 
@@ -110,9 +110,9 @@ describe("bad inputs", () => {
       AWS_ACCESS_KEY_ID: "k",
       AWS_SECRET_ACCESS_KEY: "s",
     });
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(75);
     expect(r.stderr).toMatch(/ECONNREFUSED; is the server running/);
-    const m = /^bad: 31 partitions: 1 failed; stopped: the store cannot be used \(see above\), 30 not started\n$/.exec(r.stdout);
+    const m = /^bad: 31 partitions: 1 failed; stopped: the store is unreachable \(see above\), 30 not started \(run again later\)\n$/.exec(r.stdout);
     expect(m, r.stdout).not.toBeNull();
     expect(Date.now() - started).toBeLessThan(45_000);
   }, 90_000);
