@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../store/open.js";
 import { backfill } from "../pipeline/backfill.js";
+import { trailingFrom } from "../pipeline/calendar.js";
 import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../pipeline/plan.js";
 import type { Shard } from "../pipeline/plan.js";
 import { planBackfill } from "../pipeline/dry-run.js";
@@ -16,13 +17,14 @@ import { progressReporter } from "./progress.js";
 
 interface BackfillCliOptions extends CommonOptions {
   dataset: string;
-  from: string;
+  from?: string;
   to: string;
   regions?: string;
   concurrency: number;
   shard?: string;
   shards?: number;
   listShards?: number;
+  trailing?: number;
   threads?: number;
   workers?: number;
   overridePlausibility?: boolean;
@@ -103,7 +105,7 @@ function shardOf(opts: BackfillCliOptions): Shard | undefined {
 }
 
 /** `--list-shards N`: each shard's region lanes, for engines that map a task over a list (Airflow, Argo). */
-async function listShards(opts: BackfillCliOptions, task: Parameters<typeof planLanes>[0]["task"]): Promise<void> {
+async function listShards(opts: BackfillCliOptions & { from: string }, task: Parameters<typeof planLanes>[0]["task"]): Promise<void> {
   const count = opts.listShards as number;
   const lanes = await planLanes({ dataset: opts.dataset, task, from: opts.from, to: opts.to, regions: regionsOf(opts) });
   const shards = dealLanes(lanes, count).map((mine, index) => ({ shard: `${index}/${count}`, index, count, regions: mine.map((l) => l.region), partitions: mine.reduce((n, l) => n + l.dates.length, 0) }));
@@ -111,13 +113,25 @@ async function listShards(opts: BackfillCliOptions, task: Parameters<typeof plan
   else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
 }
 
+/** `--from`, or the first of the `--trailing N` logical dates up to `--to`: exactly one of them. */
+function windowStart(opts: BackfillCliOptions, cadence: "daily" | "monthly"): string {
+  if ((opts.from === undefined) === (opts.trailing === undefined)) throw new UsageError("give --from DATE or --trailing N (the last N logical dates up to --to), one of them");
+  if (opts.from !== undefined) return opts.from;
+  try {
+    return trailingFrom(opts.to, opts.trailing as number, cadence);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 const regionsOf = (opts: BackfillCliOptions) => opts.regions?.split(",").map((r) => r.trim()).filter(Boolean);
 
-async function runBackfill(opts: BackfillCliOptions, single: boolean): Promise<void> {
-  const json = Boolean(opts.json);
+async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<void> {
+  const json = Boolean(cli.json);
   try {
-    const config = await openConfig(opts);
-    const { task, ref, params } = datasetOf(config, opts.dataset);
+    const config = await openConfig(cli);
+    const { task, ref, params } = datasetOf(config, cli.dataset);
+    const opts = { ...cli, from: windowStart(cli, task.cadence) };
     if (opts.listShards !== undefined) return await listShards(opts, task);
     const shard = shardOf(opts);
     const store = openStore(config.store);
@@ -183,8 +197,9 @@ export function registerRun(program: Command): void {
     .command("backfill")
     .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
     .requiredOption("--dataset <name>", "dataset from the config")
-    .requiredOption("--from <date>", "first logical date, YYYY-MM-DD")
-    .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive)")
+    .option("--from <date>", "first logical date, YYYY-MM-DD")
+    .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive): a scheduler's logical date, never today's")
+    .option("--trailing <n>", "instead of --from: the last n logical dates up to --to (days or months by the cadence), for nightly runs that re-check recent dates", wholeNumber(1))
     .option("--regions <list>", "only these regions, comma-separated (no tombstoning then)")
     .option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4)
     .option("--shard <i/n|auto>", "only shard i of n (0-based): whole region lanes dealt by the plan alone, for array jobs without a coordinator; auto takes i from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX")

@@ -10,6 +10,17 @@ function calendarDate(text: string, what: string): Date {
   return new Date(`${text}T00:00:00Z`);
 }
 
+/**
+ * The first of the last `n` logical dates on or before `to`: a nightly run's window that re-checks recent dates
+ * (cheaply: settled ones cost a manifest GET and an existence check each).
+ */
+export function trailingFrom(to: string, n: number, cadence: "daily" | "monthly"): string {
+  const end = calendarDate(to, "--to");
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`--trailing ${n}: expected a whole number ≥ 1`);
+  const from = cadence === "daily" ? new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), end.getUTCDate() - (n - 1))) : new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - (n - 1), 1));
+  return from.toISOString().slice(0, 10);
+}
+
 /** Logical dates between two dates, inclusive, for a cadence. Pure date arithmetic in UTC: no wall clock. */
 export function logicalDates(from: string, to: string, cadence: "daily" | "monthly"): string[] {
   const start = calendarDate(from, "--from");
