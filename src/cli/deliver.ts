@@ -17,7 +17,7 @@ export function registerDeliver(program: Command): void {
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "one JSON report")
-    .addHelpText("after", "\nExit codes: 0 nothing failed, 1 an event could not be delivered (it stays pending), 2 usage, 3 store.")
+    .addHelpText("after", "\nRedirects are never followed: a 3xx is a failure naming its Location (point --webhook at the final URL).\nuser:pass@ in the URL is sent as Basic auth and never printed or stored.\nExit codes: 0 nothing failed, 1 an event could not be delivered (it stays pending), 2 usage, 3 store.")
     .action(async (opts: CommonOptions & { webhook: string; secret?: string; dataset?: string; attempts: number }) => {
       try {
         if (!/^https?:\/\//.test(opts.webhook) || !URL.canParse(opts.webhook)) throw new UsageError(`--webhook ${opts.webhook}: expected an http:// or https:// URL`);

@@ -37,6 +37,11 @@ export function outboxId(dataset: string, region: string, date: string, sha256: 
 
 export const outboxKey = (dataset: string, id: string) => `${outboxPrefix(dataset)}${id}.json`;
 
+/** An event is bound to its partition only when it is stored under the id its own content hashes to. */
+export function isBound(key: string, e: Pick<OutboxEvent, "dataset" | "region" | "logical_date" | "sha256">): boolean {
+  return outboxKey(e.dataset, outboxId(e.dataset, e.region, e.logical_date, e.sha256)) === key;
+}
+
 export function encodeRecord(r: OutboxRecord): Uint8Array {
   return new TextEncoder().encode(`${JSON.stringify(r, null, 2)}\n`);
 }

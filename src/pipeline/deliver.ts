@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readManifest } from "../manifest/codec.js";
-import { encodeRecord, outboxId, outboxKey, outboxPrefix, readRecord } from "../manifest/outbox.js";
+import { encodeRecord, isBound, outboxPrefix, readRecord } from "../manifest/outbox.js";
 import type { OutboxRecord } from "../manifest/outbox.js";
 import type { Manifest } from "../manifest/types.js";
 import { isStoreError, PreconditionFailedError } from "../store/errors.js";
@@ -97,7 +97,7 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       found = await readRecord(store, key);
       if (!found || found.record.status === "void") continue;
       const { event } = found.record;
-      if (outboxKey(event.dataset, outboxId(event.dataset, event.region, event.logical_date, event.sha256)) !== key) {
+      if (!isBound(key, event)) {
         throw new Error(`${store.locate(key)} is not the event its key names (tampered or corrupt); it was left untouched`);
       }
       if (found.record.status === "sent") {

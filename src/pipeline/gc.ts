@@ -4,7 +4,7 @@ import { readManifest } from "../manifest/codec.js";
 import { clearCondemnation, condemn, condemning } from "../manifest/condemn.js";
 import { artifactKey, manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
 import type { Partition } from "../manifest/layout.js";
-import { outboxId, outboxKey, outboxPrefix, readRecord } from "../manifest/outbox.js";
+import { isBound, outboxPrefix, readRecord } from "../manifest/outbox.js";
 import type { Manifest } from "../manifest/types.js";
 import { isStoreError } from "../store/errors.js";
 import { PROBE_PREFIX } from "../store/probe.js";
@@ -156,7 +156,7 @@ async function candidates(store: ObjectStore, dataset: string, floor: Date, opts
     if (!record || record.status !== "pending") continue;
     const ev = record.event;
     // Only an event stored under the id of what it says is bound to its partition; anything else is left alone.
-    if (ev.dataset !== dataset || outboxKey(dataset, outboxId(ev.dataset, ev.region, ev.logical_date, ev.sha256)) !== e.key) {
+    if (ev.dataset !== dataset || !isBound(e.key, ev)) {
       throw new Error(`${store.locate(e.key)} is not the event its key names (tampered or corrupt); nothing of ${dataset} was deleted`);
     }
     const partition = { dataset, region: ev.region, date: ev.logical_date };
