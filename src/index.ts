@@ -9,6 +9,10 @@ export type { Outcome, RefreshResult, RefreshOptions } from "./pipeline/refresh.
 export { backfill } from "./pipeline/backfill.js";
 export type { BackfillOptions, BackfillSummary } from "./pipeline/backfill.js";
 export { planBackfill, planPartition } from "./pipeline/dry-run.js";
+export { finalize } from "./pipeline/finalize.js";
+export type { FinalizeOptions, FinalizeSummary } from "./pipeline/finalize.js";
+export { dealLanes, planLanes, plannedPartitions, parseShard, shardFromEnvironment } from "./pipeline/plan.js";
+export type { Lane, Shard } from "./pipeline/plan.js";
 export type { BackfillPlan, PartitionPlan, PlanStatus } from "./pipeline/dry-run.js";
 export { openDataset, Dataset } from "./pipeline/reader.js";
 export { fingerprint, canonicalJson } from "./pipeline/fingerprint.js";

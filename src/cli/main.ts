@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerAnalyst } from "./analyst.js";
 import { registerDeliver } from "./deliver.js";
 import { registerDoctor } from "./doctor.js";
+import { registerFinalize } from "./finalize.js";
 import { registerGc } from "./gc.js";
 import { registerRun } from "./run.js";
 import { registerValidate } from "./validate.js";
@@ -26,6 +27,7 @@ const program = new Command("georefresh")
 
 registerDoctor(program);
 registerRun(program);
+registerFinalize(program);
 registerAnalyst(program);
 registerDeliver(program);
 registerGc(program);

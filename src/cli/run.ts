@@ -2,7 +2,6 @@ import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../store/open.js";
 import { backfill } from "../pipeline/backfill.js";
-import { trailingFrom } from "../pipeline/calendar.js";
 import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../pipeline/plan.js";
 import type { Shard } from "../pipeline/plan.js";
 import { planBackfill } from "../pipeline/dry-run.js";
@@ -14,17 +13,16 @@ import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
 import { progressReporter } from "./progress.js";
+import { groupPlans } from "./plan-report.js";
+import { regionsOf, windowStart } from "./window.js";
+import type { WindowOptions } from "./window.js";
 
-interface BackfillCliOptions extends CommonOptions {
+interface BackfillCliOptions extends CommonOptions, WindowOptions {
   dataset: string;
-  from?: string;
-  to: string;
-  regions?: string;
   concurrency: number;
   shard?: string;
   shards?: number;
   listShards?: number;
-  trailing?: number;
   threads?: number;
   workers?: number;
   overridePlausibility?: boolean;
@@ -78,23 +76,7 @@ const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
 /** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
 function describePlan(dataset: string, planned: BackfillPlan): string {
   const tally = Object.entries(planned.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
-  const lines = [`${dataset}: ${partitions(planned.total)}, dry run (nothing written): ${tally || "none"}`];
-  const groups = new Map<string, { regions: Set<string>; dates: string[] }>();
-  for (const p of planned.plans) {
-    if (p.status === "unchanged") continue;
-    const label = `${p.status}${p.reasons.length ? `: ${p.reasons.join("; ")}` : ""}`;
-    const g = groups.get(label) ?? { regions: new Set<string>(), dates: [] };
-    g.regions.add(p.partition.region);
-    g.dates.push(p.partition.date);
-    groups.set(label, g);
-  }
-  for (const [label, g] of groups) {
-    const regions = [...g.regions].sort();
-    const dates = g.dates.sort();
-    const where = `${regions.slice(0, 6).join(", ")}${regions.length > 6 ? ` and ${regions.length - 6} more` : ""}; ${dates[0]}${dates.length > 1 && dates.at(-1) !== dates[0] ? ` … ${dates.at(-1)}` : ""}`;
-    lines.push(`  ${g.dates.length} × ${label} (${where})`);
-  }
-  return `${lines.join("\n")}\n`;
+  return [`${dataset}: ${partitions(planned.total)}, dry run (nothing written): ${tally || "none"}`, ...groupPlans(planned.plans)].join("\n") + "\n";
 }
 
 /** `--shard i/n`, or `--shard auto` from the array job's environment; none for a whole run. */
@@ -112,19 +94,6 @@ async function listShards(opts: BackfillCliOptions & { from: string }, task: Par
   if (opts.json) printJson(shards);
   else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
 }
-
-/** `--from`, or the first of the `--trailing N` logical dates up to `--to`: exactly one of them. */
-function windowStart(opts: BackfillCliOptions, cadence: "daily" | "monthly"): string {
-  if ((opts.from === undefined) === (opts.trailing === undefined)) throw new UsageError("give --from DATE or --trailing N (the last N logical dates up to --to), one of them");
-  if (opts.from !== undefined) return opts.from;
-  try {
-    return trailingFrom(opts.to, opts.trailing as number, cadence);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-const regionsOf = (opts: BackfillCliOptions) => opts.regions?.split(",").map((r) => r.trim()).filter(Boolean);
 
 async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<void> {
   const json = Boolean(cli.json);

@@ -17,7 +17,7 @@ export type PromoteOutcome =
  * Points the partition's manifest at `entry` with one conditional write: If-None-Match when there was no
  * manifest at run start, If-Match on the version read then otherwise. So a stale run can never overwrite a newer
  * promotion, and of two concurrent runs exactly one wins; the loser writes nothing. When the manifest already
- * points at the same bytes, nothing is written and provenance keeps naming the run that produced them.
+ * points at this key with these bytes, nothing is written and provenance keeps naming the run that produced them.
  */
 export async function promote(
   store: ObjectStore,
@@ -27,7 +27,10 @@ export async function promote(
   entry: ManifestEntry,
 ): Promise<PromoteOutcome> {
   const current = start?.manifest.current ?? null;
-  if (current?.sha256 === entry.sha256) return { outcome: "unchanged", current };
+  // Only the same key with the same bytes is unchanged. The same bytes under a new key (a pin, input or code
+  // change that changed no row) are promoted, so the manifest names what derives them now and the next run is a
+  // no-op; their outbox event, keyed by sha256, already exists.
+  if (current?.key === entry.key && current.sha256 === entry.sha256) return { outcome: "unchanged", current };
   const base: Manifest = start?.manifest ?? {
     format: "georefresh.manifest/1",
     dataset: fresh.dataset,

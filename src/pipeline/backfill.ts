@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GeometryValidator } from "../geo/validity.js";
-import { retireMissing } from "../manifest/tombstone.js";
 import type { ObjectStore } from "../store/types.js";
-import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
+import { manifestKey } from "../manifest/layout.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import type { VersionsFile } from "./pins.js";
 import { WorkerPool } from "../geo/worker-pool.js";
@@ -13,6 +12,7 @@ import type { TaskRef } from "./task-ref.js";
 import { plannedPartitions } from "./plan.js";
 import type { Shard } from "./plan.js";
 import { quickCheck, refreshPartition } from "./refresh.js";
+import { retireRegions, retirementBlocked } from "./retire.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
 
@@ -138,19 +138,12 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   } finally {
     await close();
   }
-  // Tombstones: only a run over the full, complete region list may say a region disappeared.
-  let retired: string[] = [];
+  // Tombstones: only a run over the full, complete region list that finished every partition may retire.
   const notStarted = partitions.length - done;
-  if (opts.task.regionsComplete && !opts.regions && !opts.shard && counts.failed + counts.invalid === 0 && notStarted === 0) {
-    const all = typeof opts.task.regions === "function" ? await opts.task.regions() : opts.task.regions;
-    const dates = new Set(partitions.map((p) => p.date));
-    const manifests: { key: string; region: string; date: string }[] = [];
-    for await (const e of opts.store.list(manifestPrefix(opts.dataset))) {
-      const p = partitionOfManifestKey(e.key);
-      if (p && dates.has(p.date)) manifests.push({ key: e.key, region: p.region, date: p.date });
-    }
-    retired = await retireMissing(opts.store, manifests, new Set(all), runId);
-  }
+  const finished = counts.failed + counts.invalid === 0 && notStarted === 0;
+  const retired = finished && !retirementBlocked(opts.task, { regions: opts.regions, sharded: Boolean(opts.shard) })
+    ? await retireRegions(opts.store, opts.dataset, opts.task, new Set(partitions.map((p) => p.date)), runId)
+    : [];
   const stopped = notStarted === 0 ? undefined : storeFailed ? "store" : "signal";
   return { total: partitions.length, counts, results: notStarted ? results.filter(Boolean) : results, retired, notStarted, ...(stopped ? { stopped } : {}) };
 }

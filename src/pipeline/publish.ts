@@ -44,8 +44,9 @@ export async function publishAndPromote(store: ObjectStore, pub: Publication): P
   let checkFirst = pub.published;
   for (let move = 0; ; move++) {
     base = await awaitClearance(store, pub.mKey, base, mine);
-    // Nothing to publish when the manifest already points at these bytes: promote() then writes nothing.
-    if (base?.manifest.current?.sha256 !== pub.entry.sha256) {
+    // Nothing to publish when the manifest already points at this key and these bytes: promote() writes nothing.
+    const current = base?.manifest.current;
+    if (current?.key !== pub.entry.key || current.sha256 !== pub.entry.sha256) {
       await ensureArtifact(store, pub.aKey, pub.bytes, checkFirst);
       await recordEvent(store, pub.event);
     }

@@ -1,0 +1,56 @@
+import { randomUUID } from "node:crypto";
+import type { ObjectStore } from "../store/types.js";
+import type { VersionsFile } from "./pins.js";
+import { planBackfill } from "./dry-run.js";
+import type { PartitionPlan, PlanStatus } from "./dry-run.js";
+import { retireRegions, retirementBlocked } from "./retire.js";
+import type { TaskDefinition } from "./task.js";
+
+/**
+ * The fan-in step after the shards of a backfill (docs/scale-out.md). It checks that the plan is complete, every
+ * planned partition current at the key a run would derive now with its artifact present, and only then applies
+ * region retirement, which no shard may do alone. It reads as a dry run does and writes only tombstones, each by
+ * conditional write: running it twice, or twice at once, ends in the same store.
+ */
+export interface FinalizeOptions {
+  store: ObjectStore;
+  dataset: string;
+  task: TaskDefinition;
+  versions: VersionsFile;
+  params?: Record<string, unknown>;
+  from: string;
+  to: string;
+  regions?: string[];
+  concurrency?: number;
+  onPlan?: (plan: PartitionPlan, done: number, total: number) => void;
+}
+
+export interface FinalizeSummary {
+  dataset: string;
+  total: number;
+  /** Partitions current at their planned key. */
+  complete: number;
+  counts: Record<PlanStatus, number>;
+  /** Every planned partition that is not complete, and why (the dry run's status and reasons). */
+  incomplete: PartitionPlan[];
+  retired: string[];
+  /** Why no region was retired, when none could be. */
+  retirement: "applied" | { skipped: string };
+}
+
+export async function finalize(opts: FinalizeOptions): Promise<FinalizeSummary> {
+  const planned = await planBackfill({ ...opts, concurrency: opts.concurrency ?? 16 });
+  const incomplete = planned.plans.filter((p) => p.status !== "unchanged");
+  const blocked = incomplete.length ? `${incomplete.length} planned partition(s) are not complete` : retirementBlocked(opts.task, { regions: opts.regions });
+  const dates = new Set(planned.plans.map((p) => p.partition.date));
+  const retired = blocked ? [] : await retireRegions(opts.store, opts.dataset, opts.task, dates, randomUUID());
+  return {
+    dataset: opts.dataset,
+    total: planned.total,
+    complete: planned.counts.unchanged,
+    counts: planned.counts,
+    incomplete,
+    retired,
+    retirement: blocked ? { skipped: blocked } : "applied",
+  };
+}
