@@ -20,6 +20,9 @@ BUCKET=georefresh-test
 CONF="$DIR/ceph.conf"
 ENDPOINT="http://127.0.0.1:$RGW_PORT"
 
+# shellcheck source=scripts/daemons.sh
+source "$(dirname "$0")/daemons.sh"
+
 say() { echo "s3-server: $*" >&2; }
 
 print_env() {
@@ -36,7 +39,6 @@ ENV
 
 answers() { curl -s -o /dev/null --max-time 2 "$ENDPOINT/"; }
 
-pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 install_packages() {
   if command -v radosgw >/dev/null && command -v ceph-mon >/dev/null && command -v ceph-osd >/dev/null; then return; fi
@@ -134,19 +136,7 @@ start() {
   say "ready on $ENDPOINT"
 }
 
-stop_daemons() {
-  local name pidfile pid
-  for name in client.rgw.georefresh osd.0 mon.a; do
-    pidfile="$DIR/run/$name.pid"
-    if pid_alive "$pidfile"; then
-      pid=$(cat "$pidfile")
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-    rm -f "$pidfile"
-  done
-}
+stop_daemons() { stop_pidfiles "$DIR/run/client.rgw.georefresh.pid" "$DIR/run/osd.0.pid" "$DIR/run/mon.a.pid"; }
 
 case "${1:-}" in
   start) start ;;

@@ -18,8 +18,10 @@ CONF="$DIR/slurm.conf"
 SOCKET="$DIR/munge/munge.socket.2"
 NODE=$(hostname -s)
 
+# shellcheck source=scripts/daemons.sh
+source "$(dirname "$0")/daemons.sh"
+
 say() { echo "slurm: $*" >&2; }
-pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 answers() {
   [ -f "$CONF" ] || return 1
@@ -115,18 +117,7 @@ start() {
   say "ready: SLURM_CONF=$CONF"
 }
 
-stop_daemons() {
-  local pidfile pid
-  for pidfile in "$DIR/run/slurmd.pid" "$DIR/run/slurmctld.pid" "$DIR/munge/munged.pid"; do
-    if pid_alive "$pidfile"; then
-      pid=$(cat "$pidfile")
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-    rm -f "$pidfile"
-  done
-}
+stop_daemons() { stop_pidfiles "$DIR/run/slurmd.pid" "$DIR/run/slurmctld.pid" "$DIR/munge/munged.pid"; }
 
 case "${1:-}" in
   start) start ;;

@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { ObjectStore } from "../store/types.js";
-import type { VersionsFile } from "./pins.js";
+import type { BackfillOptions } from "./backfill.js";
 import { planBackfill } from "./dry-run.js";
 import type { PartitionPlan, PlanStatus } from "./dry-run.js";
 import { retireRegions, retirementBlocked } from "./retire.js";
-import type { TaskDefinition } from "./task.js";
 
 /**
  * The fan-in step after the shards of a backfill (docs/scale-out.md). It checks that the plan is complete, every
@@ -12,18 +10,9 @@ import type { TaskDefinition } from "./task.js";
  * region retirement, which no shard may do alone. It reads as a dry run does and writes only tombstones, each by
  * conditional write: running it twice, or twice at once, ends in the same store.
  */
-export interface FinalizeOptions {
-  store: ObjectStore;
-  dataset: string;
-  task: TaskDefinition;
-  versions: VersionsFile;
-  params?: Record<string, unknown>;
-  from: string;
-  to: string;
-  regions?: string[];
-  concurrency?: number;
+export type FinalizeOptions = Pick<BackfillOptions, "store" | "dataset" | "task" | "versions" | "params" | "from" | "to" | "regions" | "concurrency"> & {
   onPlan?: (plan: PartitionPlan, done: number, total: number) => void;
-}
+};
 
 export interface FinalizeSummary {
   dataset: string;
