@@ -2,11 +2,13 @@ import { defineConfig } from "vitest/config";
 
 // Outside CI, GEOREFRESH_SKIP_S3=1 leaves out the files that need the S3 server (announced by the setup).
 const skipS3 = process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true";
+// GEOREFRESH_SKIP_SLURM=1 likewise leaves out the Slurm array suites (*.slurm.test.ts).
+const skipSlurm = process.env.GEOREFRESH_SKIP_SLURM === "1" && process.env.CI !== "true";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: skipS3 ? ["test/**/*.s3.test.ts", "**/node_modules/**"] : ["**/node_modules/**"],
+    exclude: ["**/node_modules/**", ...(skipS3 ? ["test/**/*.s3.test.ts", "test/**/*.slurm.test.ts"] : []), ...(skipSlurm ? ["test/**/*.slurm.test.ts"] : [])],
     globalSetup: ["test/setup/services.ts"],
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     testTimeout: 60_000,

@@ -18,7 +18,31 @@ export interface S3TestEnv {
 declare module "vitest" {
   export interface ProvidedContext {
     s3: S3TestEnv | null;
+    /** SLURM_CONF of the single-node test cluster (scripts/slurm.sh), or null when its suites are left out. */
+    slurm: string | null;
   }
+}
+
+/**
+ * The single-node Slurm cluster of the array-job tests: SLURM_CONF when set, else started with scripts/slurm.sh
+ * (which installs Debian's slurm-wlm and munge when missing). Like RGW, never skipped in CI; outside CI,
+ * GEOREFRESH_SKIP_SLURM=1 leaves those suites out, loudly.
+ */
+function startSlurm(project: TestProject): void {
+  if (process.env.GEOREFRESH_SKIP_SLURM === "1" && process.env.CI !== "true") {
+    console.warn("\n*** GEOREFRESH_SKIP_SLURM=1: the Slurm array suites are NOT running. CI always runs them. ***\n");
+    project.provide("slurm", null);
+    return;
+  }
+  if (!process.env.SLURM_CONF) {
+    try {
+      execFileSync("bash", ["scripts/slurm.sh", "start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+    } catch (error) {
+      throw new Error(`could not start the test Slurm cluster (scripts/slurm.sh start): ${(error as Error).message}. As root it installs slurm-wlm and munge from Debian; outside CI, GEOREFRESH_SKIP_SLURM=1 leaves the Slurm suites out.`);
+    }
+    process.env.SLURM_CONF = execFileSync("bash", ["scripts/slurm.sh", "env"], { encoding: "utf8" }).replace(/^export SLURM_CONF=/, "").trim();
+  }
+  project.provide("slurm", process.env.SLURM_CONF);
 }
 
 function serverEnv(): Record<string, string> {
@@ -34,6 +58,7 @@ function serverEnv(): Record<string, string> {
 export default async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   execFileSync("bash", ["scripts/test-deps.sh"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+  startSlurm(project);
   if (process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true") {
     console.warn("\n*** GEOREFRESH_SKIP_S3=1: the S3 (Ceph RGW) suites are NOT running. CI always runs them. ***\n");
     project.provide("s3", null);
