@@ -24,6 +24,7 @@ export const EXIT = {
 const BY_NAME: Record<string, number> = {
   UsageError: EXIT.usage,
   BackfillError: EXIT.usage,
+  ScheduleError: EXIT.usage,
   ConfigError: EXIT.usage,
   PinError: EXIT.usage,
   PartitionNameError: EXIT.usage,

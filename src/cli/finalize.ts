@@ -7,7 +7,7 @@ import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { out, printJson, reportError } from "./output.js";
 import { groupPlans } from "./plan-report.js";
-import { regionsOf, windowStart } from "./window.js";
+import { regionsOf, windowEnd, windowOptions, windowStart } from "./window.js";
 import type { WindowOptions } from "./window.js";
 
 interface FinalizeCliOptions extends CommonOptions, WindowOptions {
@@ -44,10 +44,11 @@ async function runFinalize(cli: FinalizeCliOptions): Promise<void> {
   try {
     const config = await openConfig(cli);
     const { task, params } = datasetOf(config, cli.dataset);
-    const from = windowStart(cli, task.cadence);
+    const to = windowEnd(cli);
+    const from = windowStart({ ...cli, to }, task.cadence);
     const store = openStore(config.store);
     try {
-      const summary = await finalize({ store, dataset: cli.dataset, task, versions: config.versions, params, from, to: cli.to, regions: regionsOf(cli), concurrency: cli.concurrency });
+      const summary = await finalize({ store, dataset: cli.dataset, task, versions: config.versions, params, from, to, regions: regionsOf(cli), concurrency: cli.concurrency });
       const code = exitFor(summary);
       if (cli.json) printJson({ ok: code === EXIT.ok, ...summary });
       else out(describe(summary));
@@ -61,14 +62,13 @@ async function runFinalize(cli: FinalizeCliOptions): Promise<void> {
 }
 
 export function registerFinalize(program: Command): void {
-  program
-    .command("finalize")
-    .description("after all shards of a backfill: check that every planned partition is current, then retire regions")
-    .requiredOption("--dataset <name>", "dataset from the config")
-    .option("--from <date>", "first logical date, YYYY-MM-DD (the backfill's)")
-    .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive)")
-    .option("--trailing <n>", "instead of --from: the last n logical dates up to --to, as the backfill had them", wholeNumber(1))
-    .option("--regions <list>", "only these regions, comma-separated (checks them; retires nothing)")
+  windowOptions(
+    program
+      .command("finalize")
+      .description("after all shards of a backfill: check that every planned partition is current, then retire regions")
+      .requiredOption("--dataset <name>", "dataset from the config"),
+    "only these regions, comma-separated (checks them; retires nothing)",
+  )
     .option("--concurrency <n>", "partitions checked at once", wholeNumber(1), 16)
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")

@@ -14,7 +14,7 @@ import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
 import { progressReporter } from "./progress.js";
 import { groupPlans } from "./plan-report.js";
-import { regionsOf, windowStart } from "./window.js";
+import { regionsOf, windowEnd, windowOptions, windowStart } from "./window.js";
 import type { WindowOptions } from "./window.js";
 
 interface BackfillCliOptions extends CommonOptions, WindowOptions {
@@ -100,7 +100,8 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
   try {
     const config = await openConfig(cli);
     const { task, ref, params } = datasetOf(config, cli.dataset);
-    const opts = { ...cli, from: windowStart(cli, task.cadence) };
+    const to = windowEnd(cli);
+    const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
     if (opts.listShards !== undefined) return await listShards(opts, task);
     const shard = shardOf(opts);
     const store = openStore(config.store);
@@ -162,14 +163,13 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command("backfill")
-    .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
-    .requiredOption("--dataset <name>", "dataset from the config")
-    .option("--from <date>", "first logical date, YYYY-MM-DD")
-    .requiredOption("--to <date>", "last logical date, YYYY-MM-DD (inclusive): a scheduler's logical date, never today's")
-    .option("--trailing <n>", "instead of --from: the last n logical dates up to --to (days or months by the cadence), for nightly runs that re-check recent dates", wholeNumber(1))
-    .option("--regions <list>", "only these regions, comma-separated (no tombstoning then)")
+  windowOptions(
+    program
+      .command("backfill")
+      .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
+      .requiredOption("--dataset <name>", "dataset from the config"),
+    "only these regions, comma-separated (no tombstoning then)",
+  )
     .option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4)
     .option("--shard <i/n|auto>", "only shard i of n (0-based): whole region lanes dealt by the plan alone, for array jobs without a coordinator; auto takes i from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX")
     .option("--shards <n>", "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS)", wholeNumber(1))
@@ -197,6 +197,6 @@ export function registerRun(program: Command): void {
     .option("--json", "print one JSON summary")
     .addHelpText("after", OUTCOME_HELP)
     .action((opts: CommonOptions & { dataset: string; region: string; date: string; overridePlausibility?: boolean; dryRun?: boolean }) =>
-      runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1 }, true),
+      runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 }, true),
     );
 }

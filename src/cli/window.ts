@@ -1,5 +1,7 @@
+import type { Command } from "commander";
 import { trailingFrom } from "../pipeline/calendar.js";
-import { UsageError } from "./context.js";
+import { logicalDateAt, scheduledInstant } from "../pipeline/schedule.js";
+import { UsageError, wholeNumber } from "./context.js";
 
 /** The date window options backfill and finalize share. */
 export interface WindowOptions {
@@ -7,10 +9,29 @@ export interface WindowOptions {
   to: string;
   trailing?: number;
   regions?: string;
+  timeZone: string;
+  lag: number;
+}
+
+/** The window options of backfill and finalize: finalize must be given the same window as its backfill. */
+export function windowOptions(command: Command, regionsHelp: string): Command {
+  return command
+    .option("--from <date>", "first logical date, YYYY-MM-DD")
+    .requiredOption("--to <date|scheduled>", "last logical date, YYYY-MM-DD (inclusive), never today's; or 'scheduled': the date the scheduler meant (GEOREFRESH_SCHEDULED_TIME, or a CronJob's GEOREFRESH_JOB_NAME) in --time-zone, --lag days earlier")
+    .option("--trailing <n>", "instead of --from: the last n logical dates up to --to (days or months by the cadence), for nightly runs that re-check recent dates", wholeNumber(1))
+    .option("--time-zone <iana>", "with --to scheduled: the scheduler's time zone (a CronJob's timeZone)", "UTC")
+    .option("--lag <days>", "with --to scheduled: the logical date is this many days before the scheduled day", wholeNumber(0), 1)
+    .option("--regions <list>", regionsHelp);
+}
+
+/** `--to DATE`, or `--to scheduled` resolved from the scheduler's record of when this run was due. */
+export function windowEnd(opts: WindowOptions, env: Record<string, string | undefined> = process.env): string {
+  if (opts.to !== "scheduled") return opts.to;
+  return logicalDateAt(scheduledInstant(env), opts.timeZone, opts.lag);
 }
 
 /** `--from`, or the first of the `--trailing N` logical dates up to `--to`: exactly one of them. */
-export function windowStart(opts: WindowOptions, cadence: "daily" | "monthly"): string {
+export function windowStart(opts: WindowOptions & { to: string }, cadence: "daily" | "monthly"): string {
   if ((opts.from === undefined) === (opts.trailing === undefined)) throw new UsageError("give --from DATE or --trailing N (the last N logical dates up to --to), one of them");
   if (opts.from !== undefined) return opts.from;
   try {
