@@ -1,16 +1,19 @@
 /**
  * npm run bench:pipeline — a backfill of 366 logical dates × 10 regions of a small task on the filesystem store
  * and on Ceph RGW: first-run time, no-op re-run time and store requests per partition (targets: ≤ 2 requests
- * per partition, ≤ 2% of the first run); then a CPU-heavy task with geometry validation on 1 vs 2 worker threads.
- * `--only fs|rgw|heavy` runs one part.
+ * per partition, ≤ 2% of the first run) and what finalize costs per partition; then a CPU-heavy task with geometry
+ * validation on 1 vs 2 worker threads; then scale-out: the same heavy backfill as one process with 1 worker, one
+ * with 2, and 2 shard processes (target ≥ 1.6× for 2 vs 1 on 2 cores). `--only fs|rgw|heavy|scale` runs one part.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { backfill } from "../src/pipeline/backfill.js";
+import { finalize } from "../src/pipeline/finalize.js";
 import { loadTask } from "../src/pipeline/task-ref.js";
 import { FsStore } from "../src/store/fs.js";
 import { S3Store } from "../src/store/s3.js";
@@ -45,6 +48,57 @@ async function benchStore(label: string, store: CountingStore, storeUrl: string)
   rows.push([`${label}: first run, ${first.total} partitions (${first.counts.promoted} promoted), 2 worker threads`, `${tFirst.toFixed(1)} s`, ""]);
   rows.push([`${label}: no-op re-run (${again.counts.unchanged} unchanged)`, `${tAgain.toFixed(2)} s`, `${((tAgain / tFirst) * 100).toFixed(1)}% of the first run`]);
   rows.push([`${label}: store requests per partition on a no-op re-run (${counted.counts.unchanged} unchanged)`, perPartition.toFixed(2), "target ≤ 2"]);
+  store.reset();
+  const [checked, tFinalize] = await timed(() => finalize({ ...common, store }));
+  if (checked.incomplete.length) throw new Error(`finalize found ${checked.incomplete.length} incomplete partitions`);
+  rows.push([`${label}: finalize of ${checked.total} partitions: store requests per partition`, (store.total / checked.total).toFixed(2), `${tFinalize.toFixed(2)} s in all`]);
+}
+
+/** `georefresh backfill` as its own process (the CLI from source, as an engine's task would run it). */
+function cliProcess(config: string, args: string[], nodeFlags: string[] = []): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/cli/main.ts", "backfill", "--dataset", "heavy", "--from", "2024-01-01", "--to", "2024-01-08", "--concurrency", "4", "--config", config, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`backfill ${args.join(" ")} exited ${code}: ${stderr.slice(-2000)}`))));
+  });
+}
+
+/** CPU time of the whole machine (all processes), in seconds: the scale-out runs are several processes. */
+function machineCpu(): number {
+  return cpus().reduce((t, c) => t + c.times.user + c.times.sys + c.times.nice + c.times.irq, 0) / 1000;
+}
+
+/** The run's wall time, and the cores it kept busy (machine CPU time / wall time). */
+async function timedCores(f: () => Promise<unknown>): Promise<[number, number]> {
+  const cpu0 = machineCpu();
+  const [, t] = await timed(f);
+  return [t, (machineCpu() - cpu0) / t];
+}
+
+/** The same heavy backfill split five ways, each timed from process start to exit (start-up included). */
+async function benchScaleOut(): Promise<void> {
+  const config = (name: string) => {
+    const path = join(dir, `scale-${name}.json`);
+    writeFileSync(path, JSON.stringify({ store: join(dir, `scale-${name}`), versions: "./versions.json", datasets: { heavy: { module: fileURLToPath(TASKS), export: "heavy" } } }));
+    return path;
+  };
+  writeFileSync(join(dir, "versions.json"), "{}");
+  const runs: [string, () => Promise<unknown>][] = [
+    ["1 process × 1 worker thread", () => cliProcess(config("one"), ["--workers", "1"])],
+    ["1 process × 2 worker threads", () => cliProcess(config("two"), ["--workers", "2"])],
+    ["1 process × 1 worker process (--worker-processes: --single-threaded-gc)", () => cliProcess(config("proc"), ["--workers", "1", "--worker-processes"])],
+    ["1 process × 2 worker processes (--worker-processes: --single-threaded-gc each)", () => cliProcess(config("procs"), ["--workers", "2", "--worker-processes"])],
+    ["2 shard processes × 1 worker thread", () => Promise.all([0, 1].map((i) => cliProcess(config("shards"), ["--shard", `${i}/2`, "--workers", "1"])))],
+    ["2 shard processes × 1 worker thread, node --single-threaded-gc", () => Promise.all([0, 1].map((i) => cliProcess(config("shards-gc"), ["--shard", `${i}/2`, "--workers", "1"], ["--single-threaded-gc"])))],
+  ];
+  let base = 0;
+  for (const [i, [label, run]] of runs.entries()) {
+    const [t, cores] = await timedCores(run);
+    if (i === 0) base = t;
+    rows.push([`${i === 0 ? "scale-out, CPU-heavy backfill (32 partitions), whole processes: " : "  "}${label}`, `${t.toFixed(2)} s, ${cores.toFixed(2)} cores busy`, i === 0 ? "1.00×" : `${(base / t).toFixed(2)}× (target ≥ 1.6×)`]);
+  }
 }
 
 const onlyAt = process.argv.indexOf("--only");
@@ -89,6 +143,7 @@ try {
     // One worker already keeps more than one core busy (V8's concurrent GC, libuv I/O), which bounds the ratio.
     rows.push([`  cores busy (process CPU time / wall time), 1 worker thread vs 2`, `${cores[0]} vs ${cores[1]}`, ""]);
   }
+  if (wanted("scale")) await benchScaleOut();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -25,6 +25,7 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions {
   listShards?: number;
   threads?: number;
   workers?: number;
+  workerProcesses?: boolean;
   overridePlausibility?: boolean;
   dryRun?: boolean;
 }
@@ -130,6 +131,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
         shard,
         threads: opts.threads,
         workers: single ? 0 : (opts.workers ?? availableParallelism()),
+        workerProcesses: Boolean(opts.workerProcesses),
         taskRef: ref,
         storeUrl: config.store,
         overridePlausibility: opts.overridePlausibility,
@@ -175,6 +177,7 @@ export function registerRun(program: Command): void {
     .option("--shards <n>", "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS)", wholeNumber(1))
     .option("--list-shards <n>", "print how the plan splits into n shards (regions and partitions of each; --json for Airflow expand / Argo withParam) and exit", wholeNumber(1))
     .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)", wholeNumber(0))
+    .option("--worker-processes", "run the --workers as child processes with --single-threaded-gc: faster on CPU-heavy tasks, and a task that crashes its process fails only its partition")
     .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)", wholeNumber(0))
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
     .option("--dry-run", "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)")

@@ -1,6 +1,7 @@
 /**
- * A worker thread that refreshes whole partitions (compute, encoding, compression, validation), so a backfill
- * keeps every core busy. Loads the task from its TaskRef and opens the store from its URL, once per worker.
+ * A worker that refreshes whole partitions (compute, encoding, compression, validation), so a backfill keeps
+ * every core busy: a worker thread, or a child process (`--worker-processes`) talking over IPC. Loads the task
+ * from its TaskRef and opens the store from its URL, once per worker.
  */
 import { parentPort } from "node:worker_threads";
 import { GeometryValidator } from "../geo/validity.js";
@@ -33,7 +34,14 @@ const stores = new Map<string, ObjectStore>();
 const inputCache = new Map<string, Promise<ResolvedInput>>();
 const validator = new GeometryValidator({ threads: 0 });
 
-parentPort?.on("message", async (msg: { id: number; job: PartitionJob }) => {
+type Message = { id: number; job: PartitionJob };
+const channel = parentPort
+  ? { onJob: (f: (m: Message) => void) => parentPort?.on("message", f), answer: (m: object) => parentPort?.postMessage(m) }
+  : { onJob: (f: (m: Message) => void) => process.on("message", f), answer: (m: object) => process.send?.(m) };
+// A worker process whose backfill is gone (killed, crashed) stops too, instead of computing for nobody.
+if (!parentPort) process.on("disconnect", () => process.exit(0));
+
+channel.onJob(async (msg) => {
   try {
     const { job } = msg;
     const refKey = JSON.stringify(job.taskRef);
@@ -52,8 +60,8 @@ parentPort?.on("message", async (msg: { id: number; job: PartitionJob }) => {
       knownManifests: new Map(job.knownManifests ?? []),
       start: job.start,
     });
-    parentPort?.postMessage({ id: msg.id, result });
+    channel.answer({ id: msg.id, result });
   } catch (error) {
-    parentPort?.postMessage({ id: msg.id, error: error instanceof Error ? error.message : String(error) });
+    channel.answer({ id: msg.id, error: error instanceof Error ? error.message : String(error) });
   }
 });

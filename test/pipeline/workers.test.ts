@@ -1,5 +1,8 @@
-/** Whole partitions on worker threads: the same artifacts as on the calling thread, from a task loaded by reference. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+/**
+ * Whole partitions on worker threads or worker processes: the same artifacts as on the calling thread, from a task
+ * loaded by reference; a worker process that dies fails only its partition.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -37,4 +40,44 @@ describe("backfill on worker threads", () => {
     const again = await backfill({ ...common, store: threaded, workers: 2, taskRef, storeUrl: threaded.root });
     expect(again.counts.unchanged).toBe(8);
   }, 60_000);
+
+  it("on worker processes: the same bytes, and a task that kills its process fails that partition alone", async () => {
+    writePoints(join(dir, "points-p.json"), 60);
+    const helper = pathToFileURL(new URL("../helpers/points-task.ts", import.meta.url).pathname).href;
+    const flag = join(dir, "crashed-once");
+    const module = join(dir, "task-p.mjs");
+    // The task's compute for south 2026-01-02 kills its own process the first time (as a native crash or an OOM
+    // kill would): on a worker thread that would take the whole backfill down.
+    writeFileSync(
+      module,
+      [
+        `import { existsSync, writeFileSync } from "node:fs";`,
+        `import { pointsTask } from ${JSON.stringify(helper)};`,
+        `const base = pointsTask(${JSON.stringify(join(dir, "points-p.json"))});`,
+        `export default { ...base, compute(ctx) {`,
+        `  if (ctx.partition.region === "south" && ctx.partition.date === "2026-01-02" && !existsSync(${JSON.stringify(flag)})) { writeFileSync(${JSON.stringify(flag)}, String(process.pid)); process.kill(process.pid, "SIGKILL"); }`,
+        `  return base.compute(ctx);`,
+        `} };`,
+      ].join("\n"),
+    );
+    const taskRef = { module: pathToFileURL(module).href, export: "default" };
+    const task = await loadTask(taskRef);
+    const common = { dataset: "p", task, versions: VERSIONS, from: "2026-01-01", to: "2026-01-04", concurrency: 4 };
+    const inline = new FsStore(join(dir, "inline-p"));
+    const procs = new FsStore(join(dir, "processes"));
+    writeFileSync(flag, "not on the calling thread");
+    expect((await backfill({ ...common, store: inline, threads: 0 })).counts.promoted).toBe(8);
+    rmSync(flag);
+    // One partition in flight per worker process, so the kill fails exactly one.
+    const first = await backfill({ ...common, concurrency: 2, store: procs, workers: 2, workerProcesses: true, taskRef, storeUrl: procs.root });
+    expect(existsSync(flag)).toBe(true);
+    expect(first.counts).toMatchObject({ promoted: 7, failed: 1 });
+    const failed = first.results.find((r) => r.outcome === "failed");
+    expect([failed?.partition.region, failed?.partition.date]).toEqual(["south", "2026-01-02"]);
+    expect(failed?.message).toMatch(/worker process exited \(SIGKILL\).*nothing of it was promoted, run again/);
+    // The re-run (on a replacement process) finishes it, and the store equals the calling thread's.
+    const again = await backfill({ ...common, store: procs, workers: 2, workerProcesses: true, taskRef, storeUrl: procs.root });
+    expect(again.counts).toMatchObject({ promoted: 1, unchanged: 7 });
+    expect(await snapshot(procs, "artifacts/")).toEqual(await snapshot(inline, "artifacts/"));
+  }, 120_000);
 });
