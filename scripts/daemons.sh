@@ -15,3 +15,15 @@ stop_pidfiles() {
     rm -f "$pidfile"
   done
 }
+
+# await_ready SECONDS LOGDIR MESSAGE: poll `answers` every 0.2 s; on timeout print MESSAGE and the logs, exit 1.
+await_ready() {
+  local tries=$(($1 * 5))
+  for _ in $(seq 1 "$tries"); do
+    if answers; then return 0; fi
+    sleep 0.2
+  done
+  say "$3 within $1 s; logs in $2"
+  tail -n 20 "$2"/*.log >&2 || true
+  exit 1
+}

@@ -122,15 +122,7 @@ start() {
   timeout 60 ceph -c "$CONF" osd crush add osd.0 1.0 root=default 2>/dev/null
   ceph-osd -c "$CONF" -i 0
   radosgw -c "$CONF" -n client.rgw.georefresh
-  for _ in $(seq 1 300); do
-    if answers; then break; fi
-    sleep 0.2
-  done
-  if ! answers; then
-    say "radosgw did not answer on $ENDPOINT within 60 s; logs in $DIR/log"
-    tail -n 20 "$DIR"/log/*.log >&2 || true
-    exit 1
-  fi
+  await_ready 60 "$DIR/log" "radosgw did not answer on $ENDPOINT"
   timeout 60 radosgw-admin -c "$CONF" -n client.rgw.georefresh user create --uid georefresh --display-name georefresh \
     --access-key "$ACCESS_KEY" --secret "$SECRET_KEY" >/dev/null
   say "ready on $ENDPOINT"

@@ -105,15 +105,7 @@ start() {
   start_munge
   SLURM_CONF="$CONF" slurmctld -i -f "$CONF"
   SLURM_CONF="$CONF" slurmd -f "$CONF"
-  for _ in $(seq 1 150); do
-    if answers; then break; fi
-    sleep 0.2
-  done
-  if ! answers; then
-    say "the node did not become idle within 30 s; logs in $DIR/log"
-    tail -n 20 "$DIR"/log/*.log >&2 || true
-    exit 1
-  fi
+  await_ready 30 "$DIR/log" "the node did not become idle"
   say "ready: SLURM_CONF=$CONF"
 }
 
