@@ -1,22 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { GeometryValidator } from "../geo/validity.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey } from "../manifest/layout.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import type { VersionsFile } from "./pins.js";
-import { WorkerPool } from "../geo/worker-pool.js";
-import type { ResolvedInput } from "./identity.js";
 import { ArtifactIndex } from "./artifact-index.js";
-import type { PartitionJob } from "./partition-worker.js";
 import type { TaskRef } from "./task-ref.js";
 import { plannedPartitions } from "./plan.js";
 import type { Shard } from "./plan.js";
-import { quickCheck, refreshPartition } from "./refresh.js";
+import { runnerFor } from "./runner.js";
 import { retireRegions, retirementBlocked } from "./retire.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
-
-const WORKER_URL = new URL(`./partition-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
 
 export interface BackfillOptions {
   store: ObjectStore;
@@ -92,34 +86,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     const before = manifestKey(p);
     return new Map([...region].filter(([k]) => k < before).sort((a, b) => (a[0] < b[0] ? 1 : -1)).slice(0, window + 1));
   };
-  const threaded = (opts.workers ?? 0) > 0 && opts.taskRef !== undefined && opts.storeUrl !== undefined && !opts.storeUrl.startsWith("memory://");
-  let refresh: (p: Partition) => Promise<RefreshResult>;
-  let close: () => Promise<void>;
-  if (threaded) {
-    const workers = Math.min(opts.workers as number, partitions.length);
-    let pool: WorkerPool<{ job: PartitionJob }, { result: RefreshResult }> | undefined;
-    const base = { taskRef: opts.taskRef as TaskRef, storeUrl: opts.storeUrl as string, versions: opts.versions, params: opts.params ?? {}, overridePlausibility: Boolean(opts.overridePlausibility) };
-    const inputCache = new Map<string, Promise<ResolvedInput>>();
-    refresh = async (partition) => {
-      // Settled partitions cost a manifest GET and a HEAD here; only real work goes to a (lazily started) thread.
-      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
-      if (quick.settled) return quick.settled;
-      pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers), opts.workerProcesses ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {});
-      try {
-        return (await pool.run({ job: { ...base, partition, knownManifests: [...knownBefore(partition)], start: quick.start } })).result;
-      } catch (error) {
-        // The worker died under this partition (a native crash, an OOM kill). Each step is atomic, so nothing
-        // of it became visible; a re-run does it again.
-        return { partition, outcome: "failed", runId, message: `${partition.region} ${partition.date}: ${(error as Error).message} while refreshing it; nothing of it was promoted, run again` };
-      }
-    };
-    close = async () => pool?.close();
-  } else {
-    const validator = new GeometryValidator({ threads: opts.threads });
-    const inputCache = new Map<string, Promise<ResolvedInput>>();
-    refresh = (partition) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache, artifactIndex, knownManifests: knownBefore(partition) });
-    close = () => validator.close();
-  }
+  const runner = runnerFor({ opts, artifactIndex, runId, concurrency, total: partitions.length });
   // A region's dates run one after another (regions run side by side), so each partition's plausibility check
   // sees the same earlier versions whatever the concurrency or timing: the manifests a backfill writes do not
   // depend on scheduling.
@@ -135,7 +102,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
       for (let queue = ready.shift(); queue; queue = ready.shift()) {
         for (const i of queue) {
           if (opts.signal?.aborted || storeFailed) return;
-          const r = await refresh(partitions[i] as Partition);
+          const r = await runner.refresh(partitions[i] as Partition, knownBefore(partitions[i] as Partition));
           if (r.manifest) remember(r.partition.region, r.manifest);
           if (r.storeProblem) storeFailed = true;
           results[i] = r;
@@ -147,7 +114,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queues.size) }, lane));
   } finally {
-    await close();
+    await runner.close();
   }
   // Tombstones: only a run over the full, complete region list that finished every partition may retire.
   const notStarted = partitions.length - done;
