@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { S3Store } from "../store/s3.js";
+import { isObjectUrl, openObject } from "../store/open.js";
 
 export class InputError extends Error {
   constructor(message: string) {
@@ -8,17 +8,19 @@ export class InputError extends Error {
   }
 }
 
-/** Bytes of a file named by a local path, a file:// URL, or an s3://bucket/key URL. */
+/** Bytes of a file named by a local path, a file:// URL, or an object URL of a registered store (s3://bucket/key). */
 export async function readInput(ref: string): Promise<Uint8Array> {
-  if (ref.startsWith("s3://")) {
-    const rest = ref.slice("s3://".length);
-    const slash = rest.indexOf("/");
-    if (slash <= 0 || slash === rest.length - 1) throw new InputError(`${ref}: expected s3://bucket/key`);
-    const store = new S3Store({ bucket: rest.slice(0, slash) });
+  if (isObjectUrl(ref)) {
+    let object: ReturnType<typeof openObject>;
     try {
-      return (await store.get(rest.slice(slash + 1))).body;
+      object = openObject(ref);
+    } catch (error) {
+      throw new InputError((error as Error).message);
+    }
+    try {
+      return (await object.store.get(object.key)).body;
     } finally {
-      await store.close();
+      await object.store.close();
     }
   }
   const path = ref.startsWith("file://") ? new URL(ref).pathname : ref;

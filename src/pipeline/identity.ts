@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { S3Store } from "../store/s3.js";
+import { isObjectUrl, openObject } from "../store/open.js";
+import { resolveHttpInput } from "./http-input.js";
+import { InputIdentityError } from "./identity-error.js";
+import type { ObjectStore } from "../store/types.js";
 
 /** An input as the run sees it: where it is, and what it is (content identity read once at run start). */
 export interface ResolvedInput {
@@ -10,28 +13,37 @@ export interface ResolvedInput {
   read(): Promise<Uint8Array>;
 }
 
-export class InputIdentityError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InputIdentityError";
-  }
-}
+export { InputIdentityError };
 
-function splitS3(uri: string): { bucket: string; key: string } {
-  const rest = uri.slice("s3://".length);
-  const slash = rest.indexOf("/");
-  if (slash <= 0) throw new InputIdentityError(`input ${uri}: expected s3://bucket/key`);
-  return { bucket: rest.slice(0, slash), key: rest.slice(slash + 1) };
+/** One store per store URL for the whole process: N partitions reading objects of one bucket share a client. */
+const stores = new Map<string, ObjectStore>();
+
+function objectOf(uri: string): { store: ObjectStore; key: string } {
+  const { store, key, storeUrl } = openObject(uri);
+  const shared = stores.get(storeUrl);
+  if (shared) {
+    void store.close();
+    return { store: shared, key };
+  }
+  stores.set(storeUrl, store);
+  return { store, key };
 }
 
 /**
- * Identifies an input: s3:// by ETag (HEAD), a local path or file:// by the sha256 of its bytes. Reading it later
+ * Identifies an input: http(s) by what the server vouches for (http-input.ts), an object URL of any registered store (s3://bucket/key, …) by its version token (the ETag
+ * on S3; a HEAD), a local path or file:// by the sha256 of its bytes. Reading it later
  * checks the identity again, so a file that changed mid-run fails the run instead of mixing two versions.
  */
 export async function resolveInput(uri: string): Promise<ResolvedInput> {
-  if (uri.startsWith("s3://")) {
-    const { bucket, key } = splitS3(uri);
-    const store = new S3Store({ bucket });
+  if (/^https?:\/\//i.test(uri)) return resolveHttpInput(uri);
+  if (isObjectUrl(uri)) {
+    let object: { store: ObjectStore; key: string };
+    try {
+      object = objectOf(uri);
+    } catch (error) {
+      throw new InputIdentityError(`input ${uri}: ${(error as Error).message}`);
+    }
+    const { store, key } = object;
     const head = await store.head(key);
     const identity = `etag:${head.version}`;
     return {

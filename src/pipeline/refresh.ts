@@ -182,7 +182,7 @@ export async function quickCheck(opts: RefreshOptions): Promise<{ settled?: Refr
   }
 }
 
-/** The protocol (DESIGN.md "The one protocol", steps 1–8) for one partition. Never throws for task problems. */
+/** The protocol (docs/protocol.md, steps 1–8) for one partition. Never throws for task problems. */
 export async function refreshPartition(opts: RefreshOptions): Promise<RefreshResult> {
   const runId = opts.runId ?? randomUUID();
   const partition = opts.partition;

@@ -1,4 +1,5 @@
-import type { GetOptions, ListOptions, ObjectStore, PutOptions } from "./types.js";
+import { hasMultipartUploads } from "./types.js";
+import type { GetOptions, ListOptions, MultipartUploads, ObjectStore, PutOptions } from "./types.js";
 
 export type StoreCall = "head" | "exists" | "get" | "put" | "delete" | "list";
 
@@ -9,7 +10,21 @@ export type StoreCall = "head" | "exists" | "get" | "put" | "delete" | "list";
 export class CountingStore implements ObjectStore {
   readonly calls: Record<StoreCall, number> = { head: 0, exists: 0, get: 0, put: 0, delete: 0, list: 0 };
 
-  constructor(readonly inner: ObjectStore) {}
+  constructor(readonly inner: ObjectStore) {
+    // Capabilities pass through the wrapper, counted as the requests they are: wrapping a store must never turn
+    // one off (gc finds stale multipart uploads only through this interface).
+    if (hasMultipartUploads(inner)) {
+      const self = this as unknown as MultipartUploads;
+      self.staleUploads = (before) => {
+        this.calls.list++;
+        return inner.staleUploads(before);
+      };
+      self.abortUpload = (key, uploadId) => {
+        this.calls.delete++;
+        return inner.abortUpload(key, uploadId);
+      };
+    }
+  }
 
   get url(): string {
     return this.inner.url;

@@ -1,39 +1,38 @@
 import { fileURLToPath } from "node:url";
 import { MisconfiguredError } from "./errors.js";
 import { FsStore } from "./fs.js";
-import type { FsStoreOptions } from "./fs.js";
 import { MemoryStore } from "./memory.js";
 import { S3Store } from "./s3.js";
 import type { S3StoreOptions } from "./s3.js";
-import type { ObjectStore } from "./types.js";
+import { registerStoreScheme } from "./schemes.js";
 
-export interface OpenStoreOptions {
-  fs?: FsStoreOptions;
-  /** Overrides for s3:// URLs; anything unset comes from the URL's query, then the AWS SDK's usual sources. */
-  s3?: Partial<Omit<S3StoreOptions, "bucket" | "prefix">>;
-}
-
-const TRUE = new Set(["1", "true", "yes"]);
+export { openObject, isObjectUrl, openStore, registerStoreScheme } from "./schemes.js";
+export type { OpenStoreOptions, StoreScheme } from "./schemes.js";
 
 /**
- * Opens a store from a URL:
+ * The built-in schemes, registered once here (importing openStore from this module guarantees them):
  * - a plain path or file:///abs/path → filesystem (the embedded default)
  * - memory://name → in-process memory
  * - s3://bucket[/prefix][?endpoint=…&region=…&path_style=true] → S3; endpoint, region and credentials otherwise
  *   come from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REGION, and the SDK's credential chain;
  *   GEOREFRESH_S3_PATH_STYLE=true forces path-style addressing.
  */
-export function openStore(url: string, options: OpenStoreOptions = {}): ObjectStore {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === undefined) {
-    if (url.trim() === "") throw new MisconfiguredError("empty store URL: give a directory, file:///path, memory://name or s3://bucket/prefix");
-    return new FsStore(url, options.fs);
-  }
-  if (scheme === "file") return new FsStore(fileURLToPath(url), options.fs);
-  if (scheme === "memory") return new MemoryStore(url.slice("memory://".length) || "default");
-  if (scheme === "s3") return new S3Store(s3Options(url, options.s3 ?? {}));
-  throw new MisconfiguredError(`unsupported store URL scheme '${scheme}://' in ${url}: use a directory, file://, memory:// or s3://`);
+registerStoreScheme({ schemes: [""], example: "a directory", open: (url, o) => new FsStore(url, o.fs) });
+registerStoreScheme({ schemes: ["file"], example: "file:///path", open: (url, o) => new FsStore(fileURLToPath(url), o.fs) });
+registerStoreScheme({ schemes: ["memory"], example: "memory://name", open: (url) => new MemoryStore(url.slice("memory://".length) || "default"), split: splitAfterRoot("memory") });
+registerStoreScheme({ schemes: ["s3"], example: "s3://bucket/prefix", open: (url, o) => new S3Store(s3Options(url, o.s3 ?? {})), split: splitAfterRoot("s3") });
+
+/** `<scheme>://<root>/<key>[?query]` → the store `<scheme>://<root>[?query]` and the key (never empty). */
+export function splitAfterRoot(scheme: string): (url: string) => { storeUrl: string; key: string } {
+  return (url) => {
+    const [path, query] = [url.slice(`${scheme}://`.length).split("?")[0] ?? "", url.includes("?") ? url.slice(url.indexOf("?")) : ""];
+    const slash = path.indexOf("/");
+    if (slash <= 0 || slash === path.length - 1) throw new MisconfiguredError(`${url}: expected ${scheme}://${scheme === "s3" ? "bucket" : "name"}/key`);
+    return { storeUrl: `${scheme}://${path.slice(0, slash)}${query}`, key: decodeURIComponent(path.slice(slash + 1)) };
+  };
 }
+
+const TRUE = new Set(["1", "true", "yes"]);
 
 function s3Options(url: string, overrides: Partial<S3StoreOptions>): S3StoreOptions {
   let parsed: URL;
