@@ -30,7 +30,7 @@ export function progressReporter(json: boolean): { onResult: (r: RefreshResult, 
   return {
     onResult(r, done, total) {
       counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
-      const bad = r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded";
+      const bad = r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded" || r.outcome === "blocked";
       if (tty) {
         if (bad) err(`\r\x1b[K${r.outcome}: ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
         err(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);

@@ -32,7 +32,7 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions {
 
 const OUTCOME_HELP = `
 Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
-nothing published) → 1; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
+nothing published) → 1; blocked (an upstream dataset's partition is not promoted yet; run its backfill first) → 75; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
 usage error → 2; the store cannot be used as set up (credentials refused, bucket missing, ignores conditional
 writes) → 3; the store was unreachable or kept failing, run again later → 75.
 A backfill exits with the worst code of its partitions (3 > 75 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
@@ -42,6 +42,7 @@ finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run 
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
   const store = results.filter((r) => r?.storeProblem);
   if (store.length) return store.every((r) => r.transient) ? EXIT.transient : EXIT.store;
+  if (counts.blocked) return OUTCOME_EXIT.blocked;
   if (counts.failed) return OUTCOME_EXIT.failed;
   if (counts.superseded) return OUTCOME_EXIT.superseded;
   if (counts.invalid) return OUTCOME_EXIT.invalid;

@@ -63,7 +63,7 @@ export interface BackfillSummary {
 /** Refreshes every region × logical date with bounded concurrency; validation runs on worker threads. */
 export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> {
   const partitions = await plannedPartitions(opts);
-  const counts: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 0, invalid: 0, failed: 0 };
+  const counts: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 0, invalid: 0, blocked: 0, failed: 0 };
   const results: RefreshResult[] = new Array(partitions.length);
   const runId = randomUUID();
   const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length));

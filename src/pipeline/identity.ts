@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isObjectUrl, openObject } from "../store/open.js";
+import { isDatasetInput, resolveDatasetInput } from "./dataset-input.js";
 import { resolveHttpInput } from "./http-input.js";
 import { InputIdentityError } from "./identity-error.js";
 import type { ObjectStore } from "../store/types.js";
@@ -30,12 +31,17 @@ function objectOf(uri: string): { store: ObjectStore; key: string } {
 }
 
 /**
- * Identifies an input: http(s) by what the server vouches for (http-input.ts), an object URL of any registered store (s3://bucket/key, …) by its version token (the ETag
+ * Identifies an input: an upstream dataset by its artifact's sha256 (dataset-input.ts), http(s) by what the server
+ * vouches for (http-input.ts), an object URL of any registered store (s3://bucket/key, …) by its version token (the ETag
  * on S3; a HEAD), a local path or file:// by the sha256 of its bytes. Reading it later
  * checks the identity again, so a file that changed mid-run fails the run instead of mixing two versions.
  */
-export async function resolveInput(uri: string): Promise<ResolvedInput> {
+export async function resolveInput(uri: string, context: { store?: ObjectStore } = {}): Promise<ResolvedInput> {
   if (/^https?:\/\//i.test(uri)) return resolveHttpInput(uri);
+  if (isDatasetInput(uri)) {
+    if (!context.store) throw new InputIdentityError(`input ${uri}: an upstream dataset is read from the run's store, and there is none here`);
+    return resolveDatasetInput(uri, context.store);
+  }
   if (isObjectUrl(uri)) {
     let object: { store: ObjectStore; key: string };
     try {

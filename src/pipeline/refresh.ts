@@ -19,6 +19,7 @@ import type { ArtifactIndex } from "./artifact-index.js";
 import { ComputeOutputError, tableFromCompute } from "./compute-output.js";
 import { fingerprint } from "./fingerprint.js";
 import { publishAndPromote } from "./publish.js";
+import { concreteDatasetInput, isDatasetInput, UpstreamMissingError } from "./dataset-input.js";
 import { resolveInput } from "./identity.js";
 import type { ResolvedInput } from "./identity.js";
 import { artifactKey, checkPartition, manifestKey, manifestPrefix, tempKey } from "../manifest/layout.js";
@@ -32,12 +33,13 @@ import type { Partition, TaskDefinition } from "./task.js";
  * - unchanged: the manifest already pointed at these exact bytes; nothing was written
  * - superseded: another run promoted first; this run changed nothing
  * - invalid: validation or plausibility refused the result; nothing was published
+ * - blocked: an upstream dataset's partition it reads is not promoted yet; nothing was written (exit 75: later)
  * - failed: anything else went wrong; nothing half-done is visible
  */
-export type Outcome = "promoted" | "reconciled" | "unchanged" | "superseded" | "invalid" | "failed";
+export type Outcome = "promoted" | "reconciled" | "unchanged" | "superseded" | "invalid" | "blocked" | "failed";
 
 /** Exit code per outcome (README "Exit codes"). */
-export const OUTCOME_EXIT: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 4, invalid: 1, failed: 5 };
+export const OUTCOME_EXIT: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 4, invalid: 1, blocked: 75, failed: 5 };
 
 export interface RefreshResult {
   partition: Partition;
@@ -120,10 +122,12 @@ export async function plan(opts: RefreshOptions) {
   const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
   const inputs: Record<string, ResolvedInput> = Object.fromEntries(
     await Promise.all(
-      Object.entries(task.inputs(partition)).map(async ([name, uri]) => {
+      Object.entries(task.inputs(partition)).map(async ([name, given]) => {
+        // `dataset:<name>` means this partition's region and date: made explicit, it is also the cache key.
+        const uri = isDatasetInput(given) ? concreteDatasetInput(given, partition) : given;
         let resolved = opts.inputCache?.get(uri);
         if (!resolved) {
-          resolved = resolveInput(uri);
+          resolved = resolveInput(uri, { store });
           opts.inputCache?.set(uri, resolved);
         }
         return [name, await resolved] as const;
@@ -284,6 +288,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
     return result(reconciled ? "reconciled" : "promoted", `${reconciled ? "pointed the manifest at existing" : "published"} ${aKey} (${facts.rows} rows)`, { ...extra, manifest });
   } catch (error) {
     if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true, ...(error.transient ? { transient: true } : {}) } : {});
+    if (error instanceof UpstreamMissingError) return result("blocked", error.message);
     // Typed input, pin, name and store errors carry their own "what and where"; keep them as they are.
     const storeProblem = isStoreUnusable(error);
     return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {});

@@ -1,0 +1,64 @@
+import { readManifest } from "../manifest/codec.js";
+import { checkPartition, manifestKey } from "../manifest/layout.js";
+import type { Partition } from "../manifest/layout.js";
+import { sha256Hex } from "../store/digest.js";
+import type { ObjectStore } from "../store/types.js";
+import type { ResolvedInput } from "./identity.js";
+import { InputIdentityError } from "./identity-error.js";
+
+/**
+ * An upstream dataset as an input: `dataset:<name>` is that dataset's partition for the run's own region and
+ * logical date; `dataset:<name>?region=R&date=D` names another. It resolves through the upstream partition's
+ * manifest in the run's store, captured once at run start (a promotion upstream during the run is not mixed in:
+ * the artifact it pointed at is write-once). The identity is that artifact's sha256, so an upstream change makes
+ * a new downstream key.
+ */
+export class UpstreamMissingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UpstreamMissingError";
+  }
+}
+
+export const isDatasetInput = (uri: string) => uri.startsWith("dataset:");
+
+/** `dataset:<name>` made explicit for a partition: `dataset:<name>?region=R&date=D` (the form manifests record). */
+export function concreteDatasetInput(uri: string, partition: Partition): string {
+  const upstream = parseDatasetInput(uri, partition);
+  return `dataset:${upstream.dataset}?region=${upstream.region}&date=${upstream.date}`;
+}
+
+function parseDatasetInput(uri: string, partition?: Partition): Partition {
+  const m = /^dataset:([^?]*)(?:\?(.*))?$/.exec(uri);
+  const query = new URLSearchParams(m?.[2] ?? "");
+  const unknown = [...query.keys()].filter((k) => k !== "region" && k !== "date");
+  if (!m || unknown.length) throw new InputIdentityError(`input ${uri}: expected dataset:<name> or dataset:<name>?region=R&date=YYYY-MM-DD${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+  const region = query.get("region") ?? partition?.region;
+  const date = query.get("date") ?? partition?.date;
+  if (region === undefined || date === undefined) throw new InputIdentityError(`input ${uri}: name the region and date (dataset:<name>?region=R&date=D) outside a partition`);
+  try {
+    return checkPartition({ dataset: m[1] as string, region, date });
+  } catch (error) {
+    throw new InputIdentityError(`input ${uri}: ${(error as Error).message}`);
+  }
+}
+
+export async function resolveDatasetInput(uri: string, store: ObjectStore): Promise<ResolvedInput> {
+  const upstream = parseDatasetInput(uri);
+  const found = await readManifest(store, manifestKey(upstream));
+  const current = found?.manifest.current;
+  if (!current || found?.manifest.retired) {
+    const why = !found ? "has no manifest" : found.manifest.retired ? "is retired" : "has nothing promoted";
+    throw new UpstreamMissingError(`upstream ${upstream.dataset} ${upstream.region} ${upstream.date} ${why}: run its backfill first (georefresh backfill --dataset ${upstream.dataset} …); nothing was written, a re-run picks it up`);
+  }
+  const identity = `sha256:${current.sha256}`;
+  return {
+    uri,
+    identity,
+    async read() {
+      const bytes = (await store.get(current.artifact)).body;
+      if (`sha256:${sha256Hex(bytes)}` !== identity) throw new InputIdentityError(`input ${uri}: ${store.locate(current.artifact)} does not hold the bytes its manifest names (${identity}); the store was altered`);
+      return bytes;
+    },
+  };
+}
