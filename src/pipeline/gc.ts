@@ -8,6 +8,7 @@ import { isBound, outboxPrefix, readRecord } from "../manifest/outbox.js";
 import type { Manifest } from "../manifest/types.js";
 import { isStoreError } from "../store/errors.js";
 import { PROBE_PREFIX } from "../store/probe.js";
+import { MEMO_PREFIX } from "./memo.js";
 import { hasMultipartUploads } from "../store/types.js";
 import type { ObjectStore } from "../store/types.js";
 
@@ -25,6 +26,8 @@ export interface GcOptions {
   apply: boolean;
   /** Also remove artifacts no manifest entry references (current or history), keeping the newest `keep` per partition. */
   artifacts?: { keep: number };
+  /** Also remove memoized responses older than the floor (a later run asks the service again; memo.ts). */
+  memo?: boolean;
   /** Accept a floor below MIN_FLOOR_MS (artifacts and events stay safe by the protocol; see docs/gc.md). */
   overrideFloor?: boolean;
   leaseMs?: number;
@@ -38,6 +41,8 @@ export interface GcReport {
   outbox: string[];
   artifacts: string[];
   uploads: string[];
+  /** Memoized responses (with `memo`). */
+  memo: string[];
   /** Datasets gc deleted nothing in, because it could not read all their manifests (or outbox). */
   skipped: { dataset: string; reason: string }[];
   /** Candidates left in place because a run got there first, another gc was at work, or the lease ran out. */
@@ -65,10 +70,14 @@ export async function collectGarbage(store: ObjectStore, opts: GcOptions): Promi
   }
   const now = opts.now ?? new Date();
   const floor = new Date(now.getTime() - opts.olderThanMs);
-  const report: GcReport = { applied: opts.apply, temp: [], outbox: [], artifacts: [], uploads: [], skipped: [], spared: [] };
+  const report: GcReport = { applied: opts.apply, temp: [], outbox: [], artifacts: [], uploads: [], memo: [], skipped: [], spared: [] };
 
   const tempFloor = new Date(now.getTime() - Math.max(opts.olderThanMs, TEMP_FLOOR_MS));
   for (const prefix of ["_tmp/", `${PROBE_PREFIX}/`]) for await (const e of store.list(prefix)) if (e.lastModified < tempFloor) report.temp.push(e.key);
+  // Memo claims are leases of minutes: one an hour old belongs to a run that died. Responses go only when asked.
+  for await (const e of store.list(MEMO_PREFIX)) {
+    if (e.key.endsWith(".claim") ? e.lastModified < tempFloor : opts.memo && e.lastModified < floor) (e.key.endsWith(".claim") ? report.temp : report.memo).push(e.key);
+  }
 
   const broken = new Map<string, string>();
   const datasets = new Set<string>();
@@ -91,7 +100,7 @@ export async function collectGarbage(store: ObjectStore, opts: GcOptions): Promi
   if (hasMultipartUploads(store)) for await (const u of store.staleUploads(floor)) uploads.push(u);
   report.uploads = uploads.map((u) => `${u.key} (upload ${u.uploadId})`);
   if (opts.apply) {
-    for (const key of report.temp) await store.delete(key);
+    for (const key of [...report.temp, ...report.memo]) await store.delete(key);
     if (hasMultipartUploads(store)) for (const u of uploads) await store.abortUpload(u.key, u.uploadId);
   }
   return report;

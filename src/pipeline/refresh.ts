@@ -21,6 +21,7 @@ import { fingerprint } from "./fingerprint.js";
 import { publishAndPromote } from "./publish.js";
 import { concreteDatasetInput, isDatasetInput, UpstreamMissingError } from "./dataset-input.js";
 import { resolveInput } from "./identity.js";
+import { memoized } from "./memo.js";
 import type { ResolvedInput } from "./identity.js";
 import { artifactKey, checkPartition, manifestKey, manifestPrefix, tempKey } from "../manifest/layout.js";
 import { resolvePins } from "./pins.js";
@@ -228,7 +229,7 @@ export async function refreshPartition(opts: RefreshOptions): Promise<RefreshRes
       plausibility = await judge(facts);
     } else {
       // Compute, reproject to the storage CRS, write.
-      const ctx = { partition, pins, params, input: async (name: string) => {
+      const ctx = { partition, pins, params, memo: <T>(name: string, request: unknown, call: () => Promise<T>) => memoized(store, task.name, name, request, call), input: async (name: string) => {
         const input = inputs[name];
         if (!input) throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
         return input.read();

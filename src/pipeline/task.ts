@@ -12,6 +12,11 @@ export interface TaskContext {
   params: Record<string, unknown>;
   /** The bytes of a declared input, as identified at run start. */
   input(name: string): Promise<Uint8Array>;
+  /**
+   * An external call (a routing engine, a geocoder) made once per distinct JSON `request`, across retries, twins
+   * and later runs: the stored answer otherwise (memo.ts). The answer must be JSON.
+   */
+  memo<T>(name: string, request: unknown, call: () => Promise<T>): Promise<T>;
 }
 
 export interface TaskDefinition {

