@@ -3,8 +3,8 @@ import { ArtifactIndex } from "./artifact-index.js";
 import type { BackfillOptions } from "./backfill.js";
 import { plannedPartitions } from "./plan.js";
 import type { ResolvedInput } from "./identity.js";
-import { artifactExists, plan } from "./refresh.js";
-import type { RefreshOptions } from "./refresh.js";
+import { artifactExists, planRun } from "./refresh.js";
+import type { RefreshOptions, RunContext } from "./refresh.js";
 import type { Partition } from "./task.js";
 
 /**
@@ -37,12 +37,12 @@ export interface BackfillPlan {
 const short = (identity: string) => identity.replace(/^(sha256:|etag:)?(.{12}).*$/, "$1$2…");
 
 /** What a run of one partition would do and why, from reads alone (the manifest, the input identities, a stat). */
-export async function planPartition(opts: RefreshOptions): Promise<PartitionPlan> {
+export async function planPartition(opts: RefreshOptions, run: RunContext = {}): Promise<PartitionPlan> {
   const { partition, task } = opts;
   try {
-    const p = await plan(opts);
+    const p = await planRun(opts, run);
     const current = p.start?.manifest.current ?? undefined;
-    const exists = await artifactExists(opts, p.aKey);
+    const exists = await artifactExists(opts, run, p.aKey);
     const base = { partition, key: p.key, ...(current ? { currentKey: current.key } : {}) };
     if (current?.key === p.key) return { ...base, status: exists ? "unchanged" : "missing-artifact", reasons: exists ? [] : [`${p.aKey} is missing`] };
     const reasons: string[] = [];
@@ -77,7 +77,7 @@ export async function planBackfill(opts: BackfillOptions & { onPlan?: (plan: Par
   let done = 0;
   const lane = async () => {
     for (let i = next++; i < partitions.length; i = next++) {
-      const planned = await planPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
+      const planned = await planPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params }, { inputCache, artifactIndex });
       plans[i] = planned;
       counts[planned.status]++;
       done++;

@@ -48,18 +48,10 @@ channel.onJob(async (msg) => {
     if (!tasks.has(refKey)) tasks.set(refKey, loadTask(job.taskRef));
     let store = stores.get(job.storeUrl);
     if (!store) stores.set(job.storeUrl, (store = openStore(job.storeUrl)));
-    const result = await refreshPartition({
-      store,
-      task: await (tasks.get(refKey) as Promise<TaskDefinition>),
-      partition: job.partition,
-      versions: job.versions,
-      params: job.params,
-      overridePlausibility: job.overridePlausibility,
-      validator,
-      inputCache,
-      knownManifests: new Map(job.knownManifests ?? []),
-      start: job.start,
-    });
+    const result = await refreshPartition(
+      { store, task: await (tasks.get(refKey) as Promise<TaskDefinition>), partition: job.partition, versions: job.versions, params: job.params, overridePlausibility: job.overridePlausibility, validator },
+      { inputCache, knownManifests: new Map(job.knownManifests ?? []), start: job.start },
+    );
     channel.answer({ id: msg.id, result });
   } catch (error) {
     channel.answer({ id: msg.id, error: error instanceof Error ? error.message : String(error) });

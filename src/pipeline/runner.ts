@@ -45,7 +45,7 @@ function inlineRunner({ opts, artifactIndex }: RunnerContext): PartitionRunner {
   const validator = new GeometryValidator({ threads: opts.threads });
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   return {
-    refresh: (partition, known) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility, inputCache, artifactIndex, knownManifests: known }),
+    refresh: (partition, known) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility }, { inputCache, artifactIndex, knownManifests: known }),
     close: () => validator.close(),
   };
 }
@@ -61,7 +61,7 @@ function poolRunner({ opts, artifactIndex, runId, concurrency, total }: RunnerCo
   let pool: WorkerPool<{ job: PartitionJob }, { result: RefreshResult }> | undefined;
   return {
     async refresh(partition, known) {
-      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, inputCache, artifactIndex });
+      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params }, { inputCache, artifactIndex });
       if (quick.settled) return quick.settled;
       pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers), opts.workerProcesses ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {});
       try {

@@ -145,9 +145,9 @@ export function describeRefresh(backend: Backend): void {
       expect((await refreshPartition({ store, task: pointsTask(input("handed-2.json", 30, 3)), partition, versions: VERSIONS })).outcome).toBe("promoted");
       const before = await snapshot(store, "manifests/handed/");
       // …so a run started from what the dispatcher saw must not overwrite it; nor one told there was none.
-      const stale = await refreshPartition({ store, task: pointsTask(input("handed-3.json", 30, 5)), partition, versions: VERSIONS, start: seen });
+      const stale = await refreshPartition({ store, task: pointsTask(input("handed-3.json", 30, 5)), partition, versions: VERSIONS }, { start: seen });
       expect(stale.outcome).toBe("superseded");
-      const none = await refreshPartition({ store, task: pointsTask(input("handed-4.json", 30, 9)), partition, versions: VERSIONS, start: null });
+      const none = await refreshPartition({ store, task: pointsTask(input("handed-4.json", 30, 9)), partition, versions: VERSIONS }, { start: null });
       expect(none.outcome).toBe("superseded");
       expect(await snapshot(store, "manifests/handed/")).toEqual(before);
     });

@@ -1,0 +1,69 @@
+import { crsFromCode } from "../geo/crs.js";
+import { GEOPARQUET_VERSION } from "../geoparquet/metadata.js";
+import { WRITER_ID } from "../geoparquet/write.js";
+import { readManifest } from "../manifest/codec.js";
+import { artifactKey, checkPartition, manifestKey } from "../manifest/layout.js";
+import type { Partition } from "../manifest/layout.js";
+import type { Manifest } from "../manifest/types.js";
+import type { ObjectStore } from "../store/types.js";
+import { concreteDatasetInput, isDatasetInput } from "./dataset-input.js";
+import { fingerprint } from "./fingerprint.js";
+import { resolveInput } from "./identity.js";
+import type { ResolvedInput } from "./identity.js";
+import { resolvePins } from "./pins.js";
+import type { RefreshOptions, RunContext } from "./refresh-types.js";
+
+export type ManifestAtStart = { manifest: Manifest; version: string };
+
+/** Steps 1–2 of docs/protocol.md and the manifest as found at run start: all a run decides from before any work. */
+export interface RunPlan {
+  storage: ReturnType<typeof crsFromCode>;
+  params: Record<string, unknown>;
+  pins: Record<string, string>;
+  inputs: Record<string, ResolvedInput>;
+  /** The artifact's content-addressed key. */
+  key: string;
+  mKey: string;
+  aKey: string;
+  /** The only manifest version this run may replace (undefined: there was none). */
+  start: ManifestAtStart | undefined;
+}
+
+export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promise<RunPlan> {
+  const { store, task, partition } = opts;
+  checkPartition(partition);
+  const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
+  const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
+  // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
+  const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
+  const inputs = await resolveInputs(store, task.inputs(partition), partition, run.inputCache);
+  // 2. Fingerprint.
+  const key = fingerprint({
+    task: { name: task.name, version: task.version },
+    partition,
+    params,
+    inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, i.identity])),
+    pins,
+    writer: { id: WRITER_ID, format: `geoparquet-${GEOPARQUET_VERSION}`, storageCrs: storage.id },
+  });
+  const mKey = manifestKey(partition);
+  // The manifest version captured here (or by the dispatcher, moments ago) is the only one this run may replace.
+  const start = run.start !== undefined ? (run.start ?? undefined) : await readManifest(store, mKey);
+  return { storage, params, pins, inputs, key, mKey, aKey: artifactKey(partition, key), start };
+}
+
+async function resolveInputs(store: ObjectStore, given: Record<string, string>, partition: Partition, cache: Map<string, Promise<ResolvedInput>> | undefined): Promise<Record<string, ResolvedInput>> {
+  const entries = await Promise.all(
+    Object.entries(given).map(async ([name, named]) => {
+      // `dataset:<name>` means this partition's region and date: made explicit, it is also the cache key.
+      const uri = isDatasetInput(named) ? concreteDatasetInput(named, partition) : named;
+      let resolved = cache?.get(uri);
+      if (!resolved) {
+        resolved = resolveInput(uri, { store });
+        cache?.set(uri, resolved);
+      }
+      return [name, await resolved] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
