@@ -8,7 +8,11 @@ const skipSlurm = process.env.GEOREFRESH_SKIP_SLURM === "1" && process.env.CI !=
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", ...(skipS3 ? ["test/**/*.s3.test.ts", "test/**/*.slurm.test.ts"] : []), ...(skipSlurm ? ["test/**/*.slurm.test.ts"] : [])],
+    exclude: [
+      "**/node_modules/**",
+      ...(skipS3 ? ["test/**/*.s3.test.ts", "test/**/*.slurm.test.ts"] : []),
+      ...(skipSlurm ? ["test/**/*.slurm.test.ts"] : []),
+    ],
     globalSetup: ["test/setup/services.ts"],
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     testTimeout: 60_000,

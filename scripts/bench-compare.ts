@@ -26,7 +26,26 @@ const DATASETS = ["us-counties", "city-catchments"];
 function job(tree: string, store: string): number {
   const t0 = performance.now();
   for (const dataset of DATASETS) {
-    const r = spawnSync(process.execPath, ["--import", "tsx", join(tree, "src/cli/main.ts"), "backfill", "--dataset", dataset, "--from", "2026-01-01", "--to", "2026-03-31", "--store", store, "--config", join(tree, "georefresh.config.json")], { cwd: tree, encoding: "utf8" });
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(tree, "src/cli/main.ts"),
+        "backfill",
+        "--dataset",
+        dataset,
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-03-31",
+        "--store",
+        store,
+        "--config",
+        join(tree, "georefresh.config.json"),
+      ],
+      { cwd: tree, encoding: "utf8" },
+    );
     if (r.status !== 0) throw new Error(`${tree}: backfill ${dataset} exited ${r.status}: ${r.stderr.slice(-1000)}`);
   }
   return (performance.now() - t0) / 1000;
@@ -37,16 +56,25 @@ function artifacts(store: string): Record<string, string> {
   const root = join(store, "artifacts");
   const out: Record<string, string> = {};
   for (const f of readdirSync(root, { recursive: true }).map(String)) {
-    if (f.endsWith(".parquet")) out[f] = createHash("sha256").update(readFileSync(join(root, f))).digest("hex");
+    if (f.endsWith(".parquet"))
+      out[f] = createHash("sha256")
+        .update(readFileSync(join(root, f)))
+        .digest("hex");
   }
   return out;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const times: Record<"before" | "after", { first: number[]; again: number[] }> = { before: { first: [], again: [] }, after: { first: [], again: [] } };
+const times: Record<"before" | "after", { first: number[]; again: number[] }> = {
+  before: { first: [], again: [] },
+  after: { first: [], again: [] },
+};
 try {
   for (let round = 0; round < 3; round++) {
-    for (const [label, tree] of [["before", before], ["after", here]] as const) {
+    for (const [label, tree] of [
+      ["before", before],
+      ["after", here],
+    ] as const) {
       const store = join(work, `store-${label}-${round}`);
       times[label].first.push(job(tree, store));
       times[label].again.push(job(tree, store));
@@ -55,12 +83,16 @@ try {
   }
   const [b, a] = [artifacts(join(work, "store-before-0")), artifacts(join(work, "store-after-0"))];
   const same = JSON.stringify(b) === JSON.stringify(a);
-  console.log(`artifacts: ${Object.keys(a).length} on this tree, ${Object.keys(b).length} on ${rev}: ${same ? "byte-identical (every sha256 equal)" : "DIFFERENT"}`);
+  console.log(
+    `artifacts: ${Object.keys(a).length} on this tree, ${Object.keys(b).length} on ${rev}: ${same ? "byte-identical (every sha256 equal)" : "DIFFERENT"}`,
+  );
   if (!same) process.exitCode = 1;
   for (const part of ["first", "again"] as const) {
     const b = median(times.before[part]);
     const a = median(times.after[part]);
-    console.log(`main job (${DATASETS.join(" + ")}, 3 months), ${part === "first" ? "first run" : "no-op re-run"}: ${rev} ${b.toFixed(2)} s, this tree ${a.toFixed(2)} s: ${(b / a).toFixed(2)}× (≥ 1 is no slower)`);
+    console.log(
+      `main job (${DATASETS.join(" + ")}, 3 months), ${part === "first" ? "first run" : "no-op re-run"}: ${rev} ${b.toFixed(2)} s, this tree ${a.toFixed(2)} s: ${(b / a).toFixed(2)}× (≥ 1 is no slower)`,
+    );
   }
 } finally {
   execFileSync("git", ["worktree", "remove", "--force", before], { stdio: "ignore" });

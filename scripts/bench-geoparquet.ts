@@ -24,7 +24,7 @@ const dir = mkdtempSync(join(tmpdir(), "georefresh-bench-gpq-"));
 
 function rng(seed: number) {
   let s = seed;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 0x100000000);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 0x100000000;
 }
 
 function points(n: number): Geometry[] {
@@ -110,9 +110,13 @@ async function bench(label: string, make: () => Geometry[]): Promise<void> {
   (globalThis as { gc?: () => void }).gc?.();
   const peakOk = resetPeak();
   const rssBefore = kib("/proc/self/status", "VmRSS");
-  const [written] = await time(() => writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats: { bboxes: wkb.bboxes, types: wkb.types } }));
+  const [written] = await time(() =>
+    writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats: { bboxes: wkb.bboxes, types: wkb.types } }),
+  );
   const peak = kib("/proc/self/status", "VmHWM");
-  const [, tWriteMedian] = await median3(() => writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats: { bboxes: wkb.bboxes, types: wkb.types } }));
+  const [, tWriteMedian] = await median3(() =>
+    writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats: { bboxes: wkb.bboxes, types: wkb.types } }),
+  );
   const [, tRead] = await median3(() => readGeoParquet(written.bytes, "bench"));
 
   // DuckDB, one thread, same rows (loaded from our file, untimed), COPY to zstd Parquet.
@@ -123,21 +127,45 @@ async function bench(label: string, make: () => Geometry[]): Promise<void> {
   // The same columns we write, the bbox covering included, so both writers compress the same data.
   // Rows in input order (id), with the position our writer gave each row, so DuckDB can also be timed writing the
   // same spatial order (ORDER BY that position): the like-for-like reference for a writer that sorts.
-  await conn.run(`SET enable_geoparquet_conversion = false; CREATE TABLE t AS SELECT id, geometry, bbox, row_number() OVER () AS hpos FROM read_parquet('${ours}') ORDER BY id`);
-  const [, tDuck] = await median3(() => conn.run(`COPY (SELECT id, geometry, bbox FROM t) TO '${join(dir, `${label}-duck.parquet`)}' (FORMAT parquet, COMPRESSION zstd)`));
-  const [, tDuckSorted] = await median3(() => conn.run(`COPY (SELECT id, geometry, bbox FROM t ORDER BY hpos) TO '${join(dir, `${label}-duck-sorted.parquet`)}' (FORMAT parquet, COMPRESSION zstd)`));
+  await conn.run(
+    `SET enable_geoparquet_conversion = false; CREATE TABLE t AS SELECT id, geometry, bbox, row_number() OVER () AS hpos FROM read_parquet('${ours}') ORDER BY id`,
+  );
+  const [, tDuck] = await median3(() =>
+    conn.run(
+      `COPY (SELECT id, geometry, bbox FROM t) TO '${join(dir, `${label}-duck.parquet`)}' (FORMAT parquet, COMPRESSION zstd)`,
+    ),
+  );
+  const [, tDuckSorted] = await median3(() =>
+    conn.run(
+      `COPY (SELECT id, geometry, bbox FROM t ORDER BY hpos) TO '${join(dir, `${label}-duck-sorted.parquet`)}' (FORMAT parquet, COMPRESSION zstd)`,
+    ),
+  );
   conn.closeSync();
 
   out.push({ name: `${label}: WKB encode`, ours: fmt(tEncode), reference: "", ratio: "" });
   out.push({ name: `${label}: Arrow build`, ours: fmt(tArrow), reference: "", ratio: "" });
-  out.push({ name: `${label}: write (sort + covering + zstd) vs DuckDB COPY 1 thread`, ours: fmt(tWriteMedian), reference: fmt(tDuck), ratio: (tWriteMedian / tDuck).toFixed(2) });
-  out.push({ name: `${label}: write vs DuckDB COPY … ORDER BY the same spatial order, 1 thread`, ours: fmt(tWriteMedian), reference: fmt(tDuckSorted), ratio: (tWriteMedian / tDuckSorted).toFixed(2) });
+  out.push({
+    name: `${label}: write (sort + covering + zstd) vs DuckDB COPY 1 thread`,
+    ours: fmt(tWriteMedian),
+    reference: fmt(tDuck),
+    ratio: (tWriteMedian / tDuck).toFixed(2),
+  });
+  out.push({
+    name: `${label}: write vs DuckDB COPY … ORDER BY the same spatial order, 1 thread`,
+    ours: fmt(tWriteMedian),
+    reference: fmt(tDuckSorted),
+    ratio: (tWriteMedian / tDuckSorted).toFixed(2),
+  });
   out.push({ name: `${label}: read back`, ours: fmt(tRead), reference: "", ratio: "" });
   out.push({
     name: `${label}: peak RSS while writing (MiB) vs Arrow table size`,
-    ours: peakOk ? `${(peak / 1024).toFixed(0)} (+${((peak - rssBefore) / 1024).toFixed(0)} over ${(rssBefore / 1024).toFixed(0)})` : "n/a",
+    ours: peakOk
+      ? `${(peak / 1024).toFixed(0)} (+${((peak - rssBefore) / 1024).toFixed(0)} over ${(rssBefore / 1024).toFixed(0)})`
+      : "n/a",
     reference: `${(size / 2 ** 20).toFixed(0)}`,
-    ratio: peakOk ? `${((peak - rssBefore) * 1024 / size).toFixed(2)} (growth) / ${((peak * 1024) / size).toFixed(2)} (total)` : "",
+    ratio: peakOk
+      ? `${(((peak - rssBefore) * 1024) / size).toFixed(2)} (growth) / ${((peak * 1024) / size).toFixed(2)} (total)`
+      : "",
   });
 
   if (label.includes("polygons")) {
@@ -151,7 +179,12 @@ async function bench(label: string, make: () => Geometry[]): Promise<void> {
       if (issues.length) throw new Error(`benchmark polygons should be valid: ${issues[0]?.reason}`);
       timings.push(t);
     }
-    out.push({ name: `${label}: validate on 2 worker threads vs 1`, ours: fmt(timings[1] as number), reference: fmt(timings[0] as number), ratio: `${((timings[0] as number) / (timings[1] as number)).toFixed(2)}× faster` });
+    out.push({
+      name: `${label}: validate on 2 worker threads vs 1`,
+      ours: fmt(timings[1] as number),
+      reference: fmt(timings[0] as number),
+      ratio: `${((timings[0] as number) / (timings[1] as number)).toFixed(2)}× faster`,
+    });
   }
 }
 
@@ -171,10 +204,21 @@ if (only > 0) {
 } else {
   rmSync(dir, { recursive: true, force: true });
   for (const name of Object.keys(SCENARIOS)) {
-    const child = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--scenario", name], { encoding: "utf8", maxBuffer: 1 << 24 });
+    const child = execFileSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), "--scenario", name],
+      { encoding: "utf8", maxBuffer: 1 << 24 },
+    );
     out.push(...(JSON.parse(child) as Row[]));
   }
-  const w = [0, 1, 2, 3].map((i) => Math.max(...[["measure", "georefresh", "reference", "ratio"], ...out.map((r) => [r.name, r.ours, r.reference, r.ratio])].map((r) => (r[i] ?? "").length)));
+  const w = [0, 1, 2, 3].map((i) =>
+    Math.max(
+      ...[
+        ["measure", "georefresh", "reference", "ratio"],
+        ...out.map((r) => [r.name, r.ours, r.reference, r.ratio]),
+      ].map((r) => (r[i] ?? "").length),
+    ),
+  );
   const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join("  ");
   console.log(line(["measure", "georefresh", "reference", "ratio"]));
   for (const r of out) console.log(line([r.name, r.ours, r.reference, r.ratio]));

@@ -23,7 +23,10 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
 const dir = mkdtempSync(join(tmpdir(), "georefresh-bench-pipeline-"));
 process.env.GEOREFRESH_BENCH_INPUT = join(dir, "points.json"); // set before any worker starts: they copy env
-writeFileSync(process.env.GEOREFRESH_BENCH_INPUT, JSON.stringify(Array.from({ length: 400 }, (_, i) => [i, -120 + (i % 40), 30 + Math.floor(i / 40)])));
+writeFileSync(
+  process.env.GEOREFRESH_BENCH_INPUT,
+  JSON.stringify(Array.from({ length: 400 }, (_, i) => [i, -120 + (i % 40), 30 + Math.floor(i / 40)])),
+);
 const TASKS = new URL(`./bench-tasks${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url).href;
 const small = await loadTask({ module: TASKS, export: "small" });
 const heavy = await loadTask({ module: TASKS, export: "heavy" });
@@ -45,23 +48,62 @@ async function benchStore(label: string, store: CountingStore, storeUrl: string)
   store.reset();
   const counted = await backfill({ ...common, store, threads: 0 });
   const perPartition = store.total / counted.total;
-  rows.push([`${label}: first run, ${first.total} partitions (${first.counts.promoted} promoted), 2 worker threads`, `${tFirst.toFixed(1)} s`, ""]);
-  rows.push([`${label}: no-op re-run (${again.counts.unchanged} unchanged)`, `${tAgain.toFixed(2)} s`, `${((tAgain / tFirst) * 100).toFixed(1)}% of the first run`]);
-  rows.push([`${label}: store requests per partition on a no-op re-run (${counted.counts.unchanged} unchanged)`, perPartition.toFixed(2), "target ≤ 2"]);
+  rows.push([
+    `${label}: first run, ${first.total} partitions (${first.counts.promoted} promoted), 2 worker threads`,
+    `${tFirst.toFixed(1)} s`,
+    "",
+  ]);
+  rows.push([
+    `${label}: no-op re-run (${again.counts.unchanged} unchanged)`,
+    `${tAgain.toFixed(2)} s`,
+    `${((tAgain / tFirst) * 100).toFixed(1)}% of the first run`,
+  ]);
+  rows.push([
+    `${label}: store requests per partition on a no-op re-run (${counted.counts.unchanged} unchanged)`,
+    perPartition.toFixed(2),
+    "target ≤ 2",
+  ]);
   store.reset();
   const [checked, tFinalize] = await timed(() => finalize({ ...common, store }));
   if (checked.incomplete.length) throw new Error(`finalize found ${checked.incomplete.length} incomplete partitions`);
-  rows.push([`${label}: finalize of ${checked.total} partitions: store requests per partition`, (store.total / checked.total).toFixed(2), `${tFinalize.toFixed(2)} s in all`]);
+  rows.push([
+    `${label}: finalize of ${checked.total} partitions: store requests per partition`,
+    (store.total / checked.total).toFixed(2),
+    `${tFinalize.toFixed(2)} s in all`,
+  ]);
 }
 
 /** `georefresh backfill` as its own process (the CLI from source, as an engine's task would run it). */
 function cliProcess(config: string, args: string[], nodeFlags: string[] = []): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/cli/main.ts", "backfill", "--dataset", "heavy", "--from", "2024-01-01", "--to", "2024-01-08", "--concurrency", "4", "--config", config, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeFlags,
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "backfill",
+        "--dataset",
+        "heavy",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-01-08",
+        "--concurrency",
+        "4",
+        "--config",
+        config,
+        ...args,
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`backfill ${args.join(" ")} exited ${code}: ${stderr.slice(-2000)}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`backfill ${args.join(" ")} exited ${code}: ${stderr.slice(-2000)}`)),
+    );
   });
 }
 
@@ -81,23 +123,51 @@ async function timedCores(f: () => Promise<unknown>): Promise<[number, number]> 
 async function benchScaleOut(): Promise<void> {
   const config = (name: string) => {
     const path = join(dir, `scale-${name}.json`);
-    writeFileSync(path, JSON.stringify({ store: join(dir, `scale-${name}`), versions: "./versions.json", datasets: { heavy: { module: fileURLToPath(TASKS), export: "heavy" } } }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        store: join(dir, `scale-${name}`),
+        versions: "./versions.json",
+        datasets: { heavy: { module: fileURLToPath(TASKS), export: "heavy" } },
+      }),
+    );
     return path;
   };
   writeFileSync(join(dir, "versions.json"), "{}");
   const runs: [string, () => Promise<unknown>][] = [
     ["1 process × 1 worker thread", () => cliProcess(config("one"), ["--workers", "1"])],
     ["1 process × 2 worker threads", () => cliProcess(config("two"), ["--workers", "2"])],
-    ["1 process × 1 worker process (--worker-processes: --single-threaded-gc)", () => cliProcess(config("proc"), ["--workers", "1", "--worker-processes"])],
-    ["1 process × 2 worker processes (--worker-processes: --single-threaded-gc each)", () => cliProcess(config("procs"), ["--workers", "2", "--worker-processes"])],
-    ["2 shard processes × 1 worker thread", () => Promise.all([0, 1].map((i) => cliProcess(config("shards"), ["--shard", `${i}/2`, "--workers", "1"])))],
-    ["2 shard processes × 1 worker thread, node --single-threaded-gc", () => Promise.all([0, 1].map((i) => cliProcess(config("shards-gc"), ["--shard", `${i}/2`, "--workers", "1"], ["--single-threaded-gc"])))],
+    [
+      "1 process × 1 worker process (--worker-processes: --single-threaded-gc)",
+      () => cliProcess(config("proc"), ["--workers", "1", "--worker-processes"]),
+    ],
+    [
+      "1 process × 2 worker processes (--worker-processes: --single-threaded-gc each)",
+      () => cliProcess(config("procs"), ["--workers", "2", "--worker-processes"]),
+    ],
+    [
+      "2 shard processes × 1 worker thread",
+      () => Promise.all([0, 1].map((i) => cliProcess(config("shards"), ["--shard", `${i}/2`, "--workers", "1"]))),
+    ],
+    [
+      "2 shard processes × 1 worker thread, node --single-threaded-gc",
+      () =>
+        Promise.all(
+          [0, 1].map((i) =>
+            cliProcess(config("shards-gc"), ["--shard", `${i}/2`, "--workers", "1"], ["--single-threaded-gc"]),
+          ),
+        ),
+    ],
   ];
   let base = 0;
   for (const [i, [label, run]] of runs.entries()) {
     const [t, cores] = await timedCores(run);
     if (i === 0) base = t;
-    rows.push([`${i === 0 ? "scale-out, CPU-heavy backfill (32 partitions), whole processes: " : "  "}${label}`, `${t.toFixed(2)} s, ${cores.toFixed(2)} cores busy`, i === 0 ? "1.00×" : `${(base / t).toFixed(2)}× (target ≥ 1.6×)`]);
+    rows.push([
+      `${i === 0 ? "scale-out, CPU-heavy backfill (32 partitions), whole processes: " : "  "}${label}`,
+      `${t.toFixed(2)} s, ${cores.toFixed(2)} cores busy`,
+      i === 0 ? "1.00×" : `${(base / t).toFixed(2)}× (target ≥ 1.6×)`,
+    ]);
   }
 }
 
@@ -119,13 +189,25 @@ try {
     const client = new S3Client({ endpoint: process.env.S3_ENDPOINT, region: "us-east-1", forcePathStyle: true });
     await client.send(new CreateBucketCommand({ Bucket: bucket })).catch(() => undefined);
     client.destroy();
-    const s3 = new S3Store({ bucket, prefix: `bench-pipeline/${performance.timeOrigin.toFixed(0)}`, endpoint: process.env.S3_ENDPOINT, forcePathStyle: true });
-    await benchStore("rgw", new CountingStore(s3), `s3://${bucket}/${s3.prefix}?endpoint=${encodeURIComponent(process.env.S3_ENDPOINT as string)}&path_style=true`);
+    const s3 = new S3Store({
+      bucket,
+      prefix: `bench-pipeline/${performance.timeOrigin.toFixed(0)}`,
+      endpoint: process.env.S3_ENDPOINT,
+      forcePathStyle: true,
+    });
+    await benchStore(
+      "rgw",
+      new CountingStore(s3),
+      `s3://${bucket}/${s3.prefix}?endpoint=${encodeURIComponent(process.env.S3_ENDPOINT as string)}&path_style=true`,
+    );
     await s3.close();
   }
   // Whole partitions on 1 vs 2 worker threads; 32 partitions, so thread start-up (tsx, GEOS and parquet-wasm
   // compilation, about 0.5 s per thread) weighs as little as it does in a real backfill.
-  for (const [label, exportName] of [["features", "heavy"], ["Arrow", "heavyArrow"]] as const) {
+  for (const [label, exportName] of [
+    ["features", "heavy"],
+    ["Arrow", "heavyArrow"],
+  ] as const) {
     if (!wanted("heavy")) break;
     const task = exportName === "heavy" ? heavy : heavyArrow;
     const times: number[] = [];
@@ -133,13 +215,30 @@ try {
     for (const threads of [1, 2]) {
       const store = new FsStore(join(dir, `${exportName}-${threads}`));
       const cpu0 = process.cpuUsage();
-      const [r, t] = await timed(() => backfill({ store, dataset: "heavy", task, versions: {}, from: "2024-01-01", to: "2024-01-08", concurrency: 4, workers: threads, taskRef: { module: TASKS, export: exportName }, storeUrl: store.root }));
+      const [r, t] = await timed(() =>
+        backfill({
+          store,
+          dataset: "heavy",
+          task,
+          versions: {},
+          from: "2024-01-01",
+          to: "2024-01-08",
+          concurrency: 4,
+          workers: threads,
+          taskRef: { module: TASKS, export: exportName },
+          storeUrl: store.root,
+        }),
+      );
       if (r.counts.failed + r.counts.invalid > 0) throw new Error(`heavy backfill: ${JSON.stringify(r.counts)}`);
       const cpu = process.cpuUsage(cpu0);
       cores.push(((cpu.user + cpu.system) / 1e6 / t).toFixed(2));
       times.push(t);
     }
-    rows.push([`CPU-heavy backfill, compute returns ${label} (32 partitions × 3,000 polygons × 200 vertices): 2 worker threads vs 1`, `${(times[1] as number).toFixed(2)} s vs ${(times[0] as number).toFixed(2)} s`, `${((times[0] as number) / (times[1] as number)).toFixed(2)}× faster`]);
+    rows.push([
+      `CPU-heavy backfill, compute returns ${label} (32 partitions × 3,000 polygons × 200 vertices): 2 worker threads vs 1`,
+      `${(times[1] as number).toFixed(2)} s vs ${(times[0] as number).toFixed(2)} s`,
+      `${((times[0] as number) / (times[1] as number)).toFixed(2)}× faster`,
+    ]);
     // One worker already keeps more than one core busy (V8's concurrent GC, libuv I/O), which bounds the ratio.
     rows.push([`  cores busy (process CPU time / wall time), 1 worker thread vs 2`, `${cores[0]} vs ${cores[1]}`, ""]);
   }

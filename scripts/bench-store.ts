@@ -54,18 +54,33 @@ async function benchStore(name: string, store: ObjectStore, ref: Reference): Pro
   for (const conc of [1, 32]) {
     const ours = await rate(OPS, conc, (i) => store.put(`bench/put/${i % 100}`, body));
     const theirs = await rate(OPS, conc, (i) => ref.put(`bench/ref/${i % 100}`));
-    rows.push([`${name} PUT 1 KiB, ${conc === 1 ? "sequential" : "32 concurrent"} (ops/s)`, fmt(ours), fmt(theirs), (ours / theirs).toFixed(2)]);
+    rows.push([
+      `${name} PUT 1 KiB, ${conc === 1 ? "sequential" : "32 concurrent"} (ops/s)`,
+      fmt(ours),
+      fmt(theirs),
+      (ours / theirs).toFixed(2),
+    ]);
   }
   for (const conc of [1, 32]) {
     const ours = await rate(OPS, conc, (i) => store.head(`bench/put/${i % 100}`));
     const theirs = await rate(OPS, conc, (i) => ref.head(`bench/ref/${i % 100}`));
-    rows.push([`${name} HEAD, ${conc === 1 ? "sequential" : "32 concurrent"} (ops/s)`, fmt(ours), fmt(theirs), (ours / theirs).toFixed(2)]);
+    rows.push([
+      `${name} HEAD, ${conc === 1 ? "sequential" : "32 concurrent"} (ops/s)`,
+      fmt(ours),
+      fmt(theirs),
+      (ours / theirs).toFixed(2),
+    ]);
   }
   const n = Math.min(OPS, 300);
   const run = Date.now().toString(36);
   const create = await latency(n, (i) => store.put(`bench/create/${run}/${i}`, body, { mode: "create" }));
   const refPut = await latency(n, (i) => ref.put(`bench/ref-create/${run}/${i}`));
-  rows.push([`${name} create latency p50 / p95 (ms)`, `${create.p50.toFixed(2)} / ${create.p95.toFixed(2)}`, `${refPut.p50.toFixed(2)} / ${refPut.p95.toFixed(2)}`, (create.p50 / refPut.p50).toFixed(2)]);
+  rows.push([
+    `${name} create latency p50 / p95 (ms)`,
+    `${create.p50.toFixed(2)} / ${create.p95.toFixed(2)}`,
+    `${refPut.p50.toFixed(2)} / ${refPut.p95.toFixed(2)}`,
+    (create.p50 / refPut.p50).toFixed(2),
+  ]);
   await store.put("bench/cas", new TextEncoder().encode("0"));
   const cas = await latency(n, async (i) => {
     const { meta } = await store.get("bench/cas");
@@ -75,7 +90,12 @@ async function benchStore(name: string, store: ObjectStore, ref: Reference): Pro
     await ref.head("bench/ref/0");
     await ref.put("bench/ref/0");
   });
-  rows.push([`${name} CAS round trip (get+update) p50 / p95 (ms)`, `${cas.p50.toFixed(2)} / ${cas.p95.toFixed(2)}`, `${refRmw.p50.toFixed(2)} / ${refRmw.p95.toFixed(2)}`, (cas.p50 / refRmw.p50).toFixed(2)]);
+  rows.push([
+    `${name} CAS round trip (get+update) p50 / p95 (ms)`,
+    `${cas.p50.toFixed(2)} / ${cas.p95.toFixed(2)}`,
+    `${refRmw.p50.toFixed(2)} / ${refRmw.p95.toFixed(2)}`,
+    (cas.p50 / refRmw.p50).toFixed(2),
+  ]);
   return rows;
 }
 
@@ -123,10 +143,21 @@ try {
     serverEnv();
     const bucket = process.env.GEOREFRESH_TEST_S3_BUCKET ?? "georefresh-test";
     const endpoint = process.env.S3_ENDPOINT as string;
-    const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, requestChecksumCalculation: "WHEN_REQUIRED" });
+    const client = new S3Client({
+      endpoint,
+      region: "us-east-1",
+      forcePathStyle: true,
+      requestChecksumCalculation: "WHEN_REQUIRED",
+    });
     await client.send(new CreateBucketCommand({ Bucket: bucket })).catch(() => undefined);
     const prefix = `bench/${Date.now().toString(36)}`;
-    const store = new S3Store({ bucket, prefix: `${prefix}/ours`, endpoint, region: "us-east-1", forcePathStyle: true });
+    const store = new S3Store({
+      bucket,
+      prefix: `${prefix}/ours`,
+      endpoint,
+      region: "us-east-1",
+      forcePathStyle: true,
+    });
     rows.push(...(await benchStore("rgw", store, s3Reference(client, bucket, `${prefix}/ref`))));
     await store.close();
     client.destroy();
@@ -136,8 +167,13 @@ try {
   rmSync(refDir, { recursive: true, force: true });
 }
 
-const widths = [0, 1, 2, 3].map((i) => Math.max(...[["measure", "georefresh", "reference", "ratio"], ...rows].map((r) => r[i]?.length ?? 0)));
-const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-console.log(`store benchmark, ${OPS} ops per rate figure; reference = raw writeFile+fsync+rename+dir fsync (fs) / raw SDK calls (rgw)`);
+const widths = [0, 1, 2, 3].map((i) =>
+  Math.max(...[["measure", "georefresh", "reference", "ratio"], ...rows].map((r) => r[i]?.length ?? 0)),
+);
+const line = (r: string[]) =>
+  r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+console.log(
+  `store benchmark, ${OPS} ops per rate figure; reference = raw writeFile+fsync+rename+dir fsync (fs) / raw SDK calls (rgw)`,
+);
 console.log(line(["measure", "georefresh", "reference", "ratio"]));
 for (const r of rows) console.log(line(r));

@@ -19,12 +19,32 @@ export const small = defineTask({
     const k = Number(ctx.partition.region.slice(1));
     return rows
       .filter((r) => (r[0] as number) % 10 === k)
-      .map(([id, x, y]): Feature => ({ geometry: { type: "Polygon", coordinates: [[[x as number, y as number], [(x as number) + 0.1, y as number], [(x as number) + 0.1, (y as number) + 0.1], [x as number, y as number]]] }, properties: { id: id as number } }));
+      .map(([id, x, y]): Feature => ({
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            [
+              [x as number, y as number],
+              [(x as number) + 0.1, y as number],
+              [(x as number) + 0.1, (y as number) + 0.1],
+              [x as number, y as number],
+            ],
+          ],
+        },
+        properties: { id: id as number },
+      }));
   },
 });
 
 /** What the two heavy tasks share: regions, input, CRS, and where polygon i of region k is centred. */
-const HEAVY = { version: "1", cadence: "daily" as const, regions: ["h0", "h1", "h2", "h3"], inputs: () => ({ points: input() }), crs: "OGC:CRS84", idColumn: "id" };
+const HEAVY = {
+  version: "1",
+  cadence: "daily" as const,
+  regions: ["h0", "h1", "h2", "h3"],
+  inputs: () => ({ points: input() }),
+  crs: "OGC:CRS84",
+  idColumn: "id",
+};
 const centre = (i: number, k: number) => [-170 + ((i * 37 + k) % 340), -60 + ((i * 13) % 120)] as const;
 
 /** Heavy partitions: 3,000 polygons of 200 vertices each, so GEOS validation dominates. */
@@ -36,13 +56,15 @@ export const heavy = defineTask({
     const k = Number(ctx.partition.region.slice(1));
     return Array.from({ length: 3000 }, (_, i): Feature => {
       const [cx, cy] = centre(i, k);
-      const ring = Array.from({ length: 199 }, (_, j) => [cx + 0.3 * Math.cos((2 * Math.PI * j) / 199), cy + 0.3 * Math.sin((2 * Math.PI * j) / 199)]);
+      const ring = Array.from({ length: 199 }, (_, j) => [
+        cx + 0.3 * Math.cos((2 * Math.PI * j) / 199),
+        cy + 0.3 * Math.sin((2 * Math.PI * j) / 199),
+      ]);
       ring.push(ring[0] as number[]);
       return { geometry: { type: "Polygon", coordinates: [ring] }, properties: { id: i } };
     });
   },
 });
-
 
 /** The same rows as `heavy`, written straight into a WKB column of an Arrow table: no object per vertex. */
 export const heavyArrow = defineTask({

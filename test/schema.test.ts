@@ -60,9 +60,16 @@ describe("manifest.schema.json", () => {
       const key = "manifests/bad/region=north/date=2026-01-01.json";
       const broken = new TextEncoder().encode(JSON.stringify({ ...manifest, current: { ...entry, rows: -1 } }));
       await store.put(key, broken);
-      await expect(readManifest(store, key)).rejects.toThrow(/region=north\/date=2026-01-01.json is not a valid manifest .*\/current\/rows/);
+      await expect(readManifest(store, key)).rejects.toThrow(
+        /region=north\/date=2026-01-01.json is not a valid manifest .*\/current\/rows/,
+      );
       writePoints(join(dir, "p.json"), 10);
-      const r = await refreshPartition({ store, task: pointsTask(join(dir, "p.json")), partition: { dataset: "bad", region: "north", date: "2026-01-01" }, versions: VERSIONS });
+      const r = await refreshPartition({
+        store,
+        task: pointsTask(join(dir, "p.json")),
+        partition: { dataset: "bad", region: "north", date: "2026-01-01" },
+        versions: VERSIONS,
+      });
       expect(r.outcome).toBe("failed");
       expect(r.message).toMatch(/not a valid manifest.*left untouched/);
       expect(Buffer.from((await store.get(key)).body).equals(Buffer.from(broken))).toBe(true);

@@ -8,7 +8,14 @@ import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
 
-type Opts = CommonOptions & { region?: string; date?: string; latest?: boolean; history?: boolean; format?: string; out?: string };
+type Opts = CommonOptions & {
+  region?: string;
+  date?: string;
+  latest?: boolean;
+  history?: boolean;
+  format?: string;
+  out?: string;
+};
 
 function which(opts: Opts): Which {
   if (opts.date && opts.latest) throw new UsageError("give --date or --latest, not both");
@@ -16,7 +23,11 @@ function which(opts: Opts): Which {
   return opts.date ? { date: opts.date } : { latest: true };
 }
 
-async function withDataset(name: string, opts: Opts, body: (ds: ReturnType<typeof openDataset>) => Promise<void>): Promise<void> {
+async function withDataset(
+  name: string,
+  opts: Opts,
+  body: (ds: ReturnType<typeof openDataset>) => Promise<void>,
+): Promise<void> {
   try {
     const config = await openConfig(opts);
     const ds = openDataset(config.store, name);
@@ -36,13 +47,24 @@ function reportProblems(problems: { key: string; message: string }[]): void {
   if (problems.length) process.exitCode = EXIT.failed;
 }
 
-const common = (cmd: Command) => cmd.option("--config <path>", CONFIG_HELP, "georefresh.config.json").option("--store <url>", "override the config's store").option("--json", "machine-readable output");
+const common = (cmd: Command) =>
+  cmd
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "machine-readable output");
 
 export function registerAnalyst(program: Command): void {
-  common(program.command("ls").description("list a dataset's partitions: status, rows, when last promoted").argument("<dataset>")).action((name: string, opts: Opts) =>
+  common(
+    program
+      .command("ls")
+      .description("list a dataset's partitions: status, rows, when last promoted")
+      .argument("<dataset>"),
+  ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
       const scanned = await ds.scan();
-      const parts = scanned.partitions.sort((a, b) => (a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1));
+      const parts = scanned.partitions.sort((a, b) =>
+        a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
+      );
       const rows = parts.map((p) => ({
         region: p.region,
         date: p.date,
@@ -52,7 +74,9 @@ export function registerAnalyst(program: Command): void {
         promoted_at: p.manifest.current?.promoted_at ?? null,
       }));
       if (opts.json) printJson(rows);
-      else for (const r of rows) out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      else
+        for (const r of rows)
+          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
       reportProblems(scanned.problems);
     }),
   );
@@ -89,7 +113,9 @@ export function registerAnalyst(program: Command): void {
         for (const p of parts) if ((newest.get(p.region)?.date ?? "") < p.date) newest.set(p.region, p);
         parts = [...newest.values()];
       }
-      const urls = parts.sort((a, b) => (a.region + a.date < b.region + b.date ? -1 : 1)).map((p) => ds.store.locate(p.manifest.current?.artifact as string));
+      const urls = parts
+        .sort((a, b) => (a.region + a.date < b.region + b.date ? -1 : 1))
+        .map((p) => ds.store.locate(p.manifest.current?.artifact as string));
       if (opts.json) printJson(urls);
       else out(urls.map((u) => `${u}\n`).join(""));
       reportProblems(scanned.problems);
@@ -109,8 +135,10 @@ export function registerAnalyst(program: Command): void {
   ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
       const format = opts.format ?? "geojson";
-      if (!["geojson", "ndjson", "parquet"].includes(format)) throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
-      if (format === "parquet" && !opts.out && process.stdout.isTTY) throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
+      if (!["geojson", "ndjson", "parquet"].includes(format))
+        throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
+      if (format === "parquet" && !opts.out && process.stdout.isTTY)
+        throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
       const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
       let payload: Uint8Array | string;
       if (format === "parquet") payload = bytes;
@@ -122,7 +150,10 @@ export function registerAnalyst(program: Command): void {
           properties: Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
           geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
         }));
-        payload = format === "ndjson" ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "") : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
+        payload =
+          format === "ndjson"
+            ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "")
+            : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
       }
       // The data as it is (never redacted: it is the user's data, not a message).
       if (opts.out) await writeFile(opts.out, payload);

@@ -22,7 +22,8 @@ export class UsageError extends Error {
 export function wholeNumber(min: number): (text: string) => number {
   return (text) => {
     const n = Number(text);
-    if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got ${JSON.stringify(text)}`);
+    if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got ${JSON.stringify(text)}`);
     return n;
   };
 }
@@ -33,6 +34,9 @@ export async function openConfig(opts: CommonOptions): Promise<Config> {
 
 export function datasetOf(config: Config, name: string) {
   const ds = config.datasets[name];
-  if (!ds) throw new UsageError(`no dataset '${name}' in ${config.path} (datasets: ${Object.keys(config.datasets).join(", ")})`);
+  if (!ds)
+    throw new UsageError(
+      `no dataset '${name}' in ${config.path} (datasets: ${Object.keys(config.datasets).join(", ")})`,
+    );
   return ds;
 }

@@ -7,7 +7,9 @@ import { err, out, printJson, reportError } from "./output.js";
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description("prove that a store honours conditional writes (create-if-absent and compare-and-swap) on a scratch key")
+    .description(
+      "prove that a store honours conditional writes (create-if-absent and compare-and-swap) on a scratch key",
+    )
     .requiredOption("--store <url>", "directory, file:///path, memory://name or s3://bucket/prefix")
     .option("--json", "print one JSON report instead of lines")
     .addHelpText("after", "\nExit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store unusable.")

@@ -34,9 +34,15 @@ function exitFor(summary: FinalizeSummary): number {
 function describe(s: FinalizeSummary): string {
   const n = (k: number) => `${k} partition${k === 1 ? "" : "s"}`;
   if (s.incomplete.length) {
-    return [`${s.dataset}: ${s.incomplete.length} of ${n(s.total)} not complete, nothing retired:`, ...groupPlans(s.incomplete)].join("\n") + "\n";
+    return (
+      [
+        `${s.dataset}: ${s.incomplete.length} of ${n(s.total)} not complete, nothing retired:`,
+        ...groupPlans(s.incomplete),
+      ].join("\n") + "\n"
+    );
   }
-  const retired = s.retirement === "applied" ? `; retired ${s.retired.length}` : `; no retirement: ${s.retirement.skipped}`;
+  const retired =
+    s.retirement === "applied" ? `; retired ${s.retired.length}` : `; no retirement: ${s.retirement.skipped}`;
   return `${s.dataset}: ${n(s.total)} complete${retired}\n`;
 }
 
@@ -48,7 +54,17 @@ async function runFinalize(cli: FinalizeCliOptions): Promise<void> {
     const from = windowStart({ ...cli, to }, task.cadence);
     const store = openStore(config.store);
     try {
-      const summary = await finalize({ store, dataset: cli.dataset, task, versions: config.versions, params, from, to, regions: regionsOf(cli), concurrency: cli.concurrency });
+      const summary = await finalize({
+        store,
+        dataset: cli.dataset,
+        task,
+        versions: config.versions,
+        params,
+        from,
+        to,
+        regions: regionsOf(cli),
+        concurrency: cli.concurrency,
+      });
       const code = exitFor(summary);
       if (cli.json) printJson({ ok: code === EXIT.ok, ...summary });
       else out(describe(summary));

@@ -28,6 +28,12 @@ export async function readInput(ref: string): Promise<Uint8Array> {
     return await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === "ENOENT" ? `${ref}: no such file` : code === "EISDIR" ? `${ref} is a directory; name a .parquet file` : `${ref}: cannot read (${code})`);
+    throw new InputError(
+      code === "ENOENT"
+        ? `${ref}: no such file`
+        : code === "EISDIR"
+          ? `${ref} is a directory; name a .parquet file`
+          : `${ref}: cannot read (${code})`,
+    );
   }
 }

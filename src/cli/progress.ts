@@ -10,9 +10,17 @@ export function formatDuration(seconds: number): string {
 }
 
 /** One frame of the terminal bar: fill, count, outcomes so far, rate and the time left at that rate. */
-export function progressBar(done: number, total: number, counts: Partial<Record<Outcome, number>>, elapsedMs: number, width = 30): string {
+export function progressBar(
+  done: number,
+  total: number,
+  counts: Partial<Record<Outcome, number>>,
+  elapsedMs: number,
+  width = 30,
+): string {
   const filled = Math.round((done / Math.max(1, total)) * width);
-  const tally = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ");
+  const tally = Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
   const rate = elapsedMs > 0 ? done / (elapsedMs / 1000) : 0;
   const left = rate > 0 && done < total ? `, ~${formatDuration((total - done) / rate)} left` : "";
   return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${tally} (${rate.toFixed(1)}/s${left})`;
@@ -22,7 +30,10 @@ export function progressBar(done: number, total: number, counts: Partial<Record<
  * Progress on stderr: a live bar on a terminal, one line per partition otherwise (CI logs, array jobs). Quiet
  * for a single partition unless something went wrong. The wall clock here is only ever shown, never stored.
  */
-export function progressReporter(json: boolean): { onResult: (r: RefreshResult, done: number, total: number) => void; end: () => void } {
+export function progressReporter(json: boolean): {
+  onResult: (r: RefreshResult, done: number, total: number) => void;
+  end: () => void;
+} {
   const tty = process.stderr.isTTY && !json;
   const counts: Partial<Record<Outcome, number>> = {};
   const started = Date.now();
@@ -30,14 +41,17 @@ export function progressReporter(json: boolean): { onResult: (r: RefreshResult, 
   return {
     onResult(r, done, total) {
       counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
-      const bad = r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded" || r.outcome === "blocked";
+      const bad =
+        r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded" || r.outcome === "blocked";
       if (tty) {
         if (bad) err(`\r\x1b[K${r.outcome}: ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
         err(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
         open = done !== total;
         if (!open) err("\n");
       } else if (!json && (total > 1 || bad)) {
-        err(`${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
+        err(
+          `${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`,
+        );
       }
     },
     // An interrupted run stops mid-bar: end the line so the summary starts on its own.

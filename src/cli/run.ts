@@ -55,11 +55,17 @@ function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): num
  */
 function stopOnSignal(): { signal: AbortSignal; exitCode: number | undefined; dispose: () => void } {
   const controller = new AbortController();
-  const state = { signal: controller.signal, exitCode: undefined as number | undefined, dispose: () => undefined as void };
+  const state = {
+    signal: controller.signal,
+    exitCode: undefined as number | undefined,
+    dispose: () => undefined as void,
+  };
   const handler = (sig: "SIGINT" | "SIGTERM") => {
     if (controller.signal.aborted) process.exit(EXIT[sig]);
     state.exitCode = EXIT[sig];
-    err(`\n${sig}: finishing the partitions in flight and starting no more; send it again to stop at once (a re-run continues where this one stopped)\n`);
+    err(
+      `\n${sig}: finishing the partitions in flight and starting no more; send it again to stop at once (a re-run continues where this one stopped)\n`,
+    );
     controller.abort();
   };
   const onInt = () => handler("SIGINT");
@@ -77,22 +83,46 @@ const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
 
 /** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
 function describePlan(dataset: string, planned: BackfillPlan): string {
-  const tally = Object.entries(planned.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
-  return [`${dataset}: ${partitions(planned.total)}, dry run (nothing written): ${tally || "none"}`, ...groupPlans(planned.plans)].join("\n") + "\n";
+  const tally = Object.entries(planned.counts)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(", ");
+  return (
+    [
+      `${dataset}: ${partitions(planned.total)}, dry run (nothing written): ${tally || "none"}`,
+      ...groupPlans(planned.plans),
+    ].join("\n") + "\n"
+  );
 }
 
 /** `--shard i/n`, or `--shard auto` from the array job's environment; none for a whole run. */
 function shardOf(opts: BackfillCliOptions): Shard | undefined {
-  if (opts.shards !== undefined && opts.shard !== "auto") throw new UsageError("--shards goes with --shard auto (with --shard i/n the count is n)");
+  if (opts.shards !== undefined && opts.shard !== "auto")
+    throw new UsageError("--shards goes with --shard auto (with --shard i/n the count is n)");
   if (opts.shard === undefined) return undefined;
   return opts.shard === "auto" ? shardFromEnvironment(process.env, opts.shards) : parseShard(opts.shard);
 }
 
 /** `--list-shards N`: each shard's region lanes, for engines that map a task over a list (Airflow, Argo). */
-async function listShards(opts: BackfillCliOptions & { from: string }, task: Parameters<typeof planLanes>[0]["task"]): Promise<void> {
+async function listShards(
+  opts: BackfillCliOptions & { from: string },
+  task: Parameters<typeof planLanes>[0]["task"],
+): Promise<void> {
   const count = opts.listShards as number;
-  const lanes = await planLanes({ dataset: opts.dataset, task, from: opts.from, to: opts.to, regions: regionsOf(opts) });
-  const shards = dealLanes(lanes, count).map((mine, index) => ({ shard: `${index}/${count}`, index, count, regions: mine.map((l) => l.region), partitions: mine.reduce((n, l) => n + l.dates.length, 0) }));
+  const lanes = await planLanes({
+    dataset: opts.dataset,
+    task,
+    from: opts.from,
+    to: opts.to,
+    regions: regionsOf(opts),
+  });
+  const shards = dealLanes(lanes, count).map((mine, index) => ({
+    shard: `${index}/${count}`,
+    index,
+    count,
+    regions: mine.map((l) => l.region),
+    partitions: mine.reduce((n, l) => n + l.dates.length, 0),
+  }));
   if (opts.json) printJson(shards);
   else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
 }
@@ -110,9 +140,26 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
     const progress = progressReporter(json);
     try {
       if (opts.dryRun) {
-        const planned = await planBackfill({ store, dataset: opts.dataset, task, versions: config.versions, params, from: opts.from, to: opts.to, regions: regionsOf(opts), concurrency: opts.concurrency * 2, shard });
+        const planned = await planBackfill({
+          store,
+          dataset: opts.dataset,
+          task,
+          versions: config.versions,
+          params,
+          from: opts.from,
+          to: opts.to,
+          regions: regionsOf(opts),
+          concurrency: opts.concurrency * 2,
+          shard,
+        });
         const storePlans = planned.plans.filter((p) => p.storeProblem);
-        const code = storePlans.length ? (storePlans.every((p) => p.transient) ? EXIT.transient : EXIT.store) : planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok;
+        const code = storePlans.length
+          ? storePlans.every((p) => p.transient)
+            ? EXIT.transient
+            : EXIT.store
+          : planned.counts.error + planned.counts["missing-artifact"] > 0
+            ? OUTCOME_EXIT.failed
+            : EXIT.ok;
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
         else out(describePlan(opts.dataset, planned));
         process.exitCode = code;
@@ -144,9 +191,13 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
       });
       const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
       // The manifest entries results carry for the backfill's own use are not part of the report.
-      if (json) printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
+      if (json)
+        printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
       else if (!single || code !== EXIT.ok) {
-        const tally = Object.entries(summary.counts).filter(([, v]) => v > 0).map(([k, v]) => `${v} ${k}`).join(", ");
+        const tally = Object.entries(summary.counts)
+          .filter(([, v]) => v > 0)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(", ");
         const interrupted = !summary.notStarted
           ? ""
           : summary.stopped === "store"
@@ -154,7 +205,9 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
               ? `; stopped: the store is unreachable (see above), ${summary.notStarted} not started (run again later)`
               : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
             : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
-        out(`${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`);
+        out(
+          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`,
+        );
       }
       process.exitCode = code;
     } finally {
@@ -174,18 +227,46 @@ export function registerRun(program: Command): void {
     "only these regions, comma-separated (no tombstoning then)",
   )
     .option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4)
-    .option("--shard <i/n|auto>", "only shard i of n (0-based): whole region lanes dealt by the plan alone, for array jobs without a coordinator; auto takes i from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX")
-    .option("--shards <n>", "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS)", wholeNumber(1))
-    .option("--list-shards <n>", "print how the plan splits into n shards (regions and partitions of each; --json for Airflow expand / Argo withParam) and exit", wholeNumber(1))
-    .option("--workers <n>", "worker threads that refresh whole partitions (default: one per core; 0 = this thread)", wholeNumber(0))
-    .option("--worker-processes", "run the --workers as child processes with --single-threaded-gc: faster on CPU-heavy tasks, and a task that crashes its process fails only its partition")
-    .option("--threads <n>", "with --workers 0: worker threads for geometry validation (default: one per core)", wholeNumber(0))
+    .option(
+      "--shard <i/n|auto>",
+      "only shard i of n (0-based): whole region lanes dealt by the plan alone, for array jobs without a coordinator; auto takes i from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX",
+    )
+    .option(
+      "--shards <n>",
+      "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS)",
+      wholeNumber(1),
+    )
+    .option(
+      "--list-shards <n>",
+      "print how the plan splits into n shards (regions and partitions of each; --json for Airflow expand / Argo withParam) and exit",
+      wholeNumber(1),
+    )
+    .option(
+      "--workers <n>",
+      "worker threads that refresh whole partitions (default: one per core; 0 = this thread)",
+      wholeNumber(0),
+    )
+    .option(
+      "--worker-processes",
+      "run the --workers as child processes with --single-threaded-gc: faster on CPU-heavy tasks, and a task that crashes its process fails only its partition",
+    )
+    .option(
+      "--threads <n>",
+      "with --workers 0: worker threads for geometry validation (default: one per core)",
+      wholeNumber(0),
+    )
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
-    .option("--dry-run", "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)")
+    .option(
+      "--dry-run",
+      "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)",
+    )
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
-    .addHelpText("after", `${OUTCOME_HELP}\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`)
+    .addHelpText(
+      "after",
+      `${OUTCOME_HELP}\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
+    )
     .action((opts: BackfillCliOptions) => runBackfill(opts, false));
 
   program
@@ -200,7 +281,19 @@ export function registerRun(program: Command): void {
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
     .addHelpText("after", OUTCOME_HELP)
-    .action((opts: CommonOptions & { dataset: string; region: string; date: string; overridePlausibility?: boolean; dryRun?: boolean }) =>
-      runBackfill({ ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 }, true),
+    .action(
+      (
+        opts: CommonOptions & {
+          dataset: string;
+          region: string;
+          date: string;
+          overridePlausibility?: boolean;
+          dryRun?: boolean;
+        },
+      ) =>
+        runBackfill(
+          { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
+          true,
+        ),
     );
 }

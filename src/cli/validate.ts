@@ -14,19 +14,26 @@ function printReport(r: FileReport): void {
   (r.ok ? process.stdout : process.stderr).write(`${head}\n`);
   for (const f of r.findings) {
     const where = [f.column && `column ${f.column}`, f.row !== undefined && `row ${f.row}`].filter(Boolean).join(" ");
-    (f.severity === "error" ? process.stderr : process.stdout).write(`  ${f.severity.padEnd(7)} ${f.rule}${where ? ` (${where})` : ""}: ${f.message}\n`);
+    (f.severity === "error" ? process.stderr : process.stdout).write(
+      `  ${f.severity.padEnd(7)} ${f.rule}${where ? ` (${where})` : ""}: ${f.message}\n`,
+    );
   }
 }
 
 export function registerValidate(program: Command): void {
   program
     .command("validate")
-    .description("check GeoParquet files on every row: metadata rules, WKB, OGC validity (GEOS), finite coordinates, CRS domain")
+    .description(
+      "check GeoParquet files on every row: metadata rules, WKB, OGC validity (GEOS), finite coordinates, CRS domain",
+    )
     .argument("<files...>", "local paths, file:// or s3://bucket/key URLs")
     .option("--json", "print one JSON report")
     .option("--expect-crs <crs>", "fail unless the primary geometry column is in this CRS (e.g. EPSG:5070, OGC:CRS84)")
     .option("--threads <n>", "worker threads for geometry checks (default: one per core)", wholeNumber(0))
-    .addHelpText("after", "\nExit codes: 0 every file passed, 1 a file failed a rule, 2 usage error or a file that cannot be read as Parquet, 3 store unusable.")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 every file passed, 1 a file failed a rule, 2 usage error or a file that cannot be read as Parquet, 3 store unusable.",
+    )
     .action(async (files: string[], opts: { json?: boolean; expectCrs?: string; threads?: number }) => {
       const reports: FileReport[] = [];
       let exit: number = EXIT.ok;
@@ -41,12 +48,16 @@ export function registerValidate(program: Command): void {
       }
       for (const file of files) {
         try {
-          const report = await validateGeoParquetFile(await readInput(file), file, { expectCrs, threads: opts.threads });
+          const report = await validateGeoParquetFile(await readInput(file), file, {
+            expectCrs,
+            threads: opts.threads,
+          });
           reports.push(report);
           if (!report.ok && exit === EXIT.ok) exit = EXIT.failed;
           if (!opts.json) printReport(report);
         } catch (error) {
-          if (!(error instanceof InputError || error instanceof GeoParquetReadError || isStoreError(error))) throw error;
+          if (!(error instanceof InputError || error instanceof GeoParquetReadError || isStoreError(error)))
+            throw error;
           exit = Math.max(exit, isStoreError(error) ? EXIT.store : EXIT.usage);
           errors.push({ file, error: error.message });
           if (!opts.json) err(`georefresh: ${error.message}\n`);

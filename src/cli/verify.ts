@@ -15,14 +15,19 @@ import { err, printJson, reportError } from "./output.js";
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description("run a partition twice into scratch stores and prove byte-identical artifacts and an unchanged manifest")
+    .description(
+      "run a partition twice into scratch stores and prove byte-identical artifacts and an unchanged manifest",
+    )
     .argument("<dataset>")
     .requiredOption("--region <region>")
     .requiredOption("--date <date>", "logical date")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "one JSON report")
-    .addHelpText("after", "\nExit codes: 0 reproducible and matching the manifest, 1 a difference (listed), 2 usage, 3 store, 5 the task failed.")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 reproducible and matching the manifest, 1 a difference (listed), 2 usage, 3 store, 5 the task failed.",
+    )
     .action(async (name: string, opts: CommonOptions & { region: string; date: string }) => {
       try {
         const config = await openConfig(opts);
@@ -32,18 +37,41 @@ export function registerVerify(program: Command): void {
         for (const label of ["a", "b"]) {
           const scratchName = `verify-${label}-${randomUUID()}`;
           const scratch = new MemoryStore(scratchName);
-          const r = await refreshPartition({ store: scratch, task, partition, versions: config.versions, params, overridePlausibility: true });
+          const r = await refreshPartition({
+            store: scratch,
+            task,
+            partition,
+            versions: config.versions,
+            params,
+            overridePlausibility: true,
+          });
           MemoryStore.reset(scratchName);
           if (r.outcome !== "promoted") throw new UsageError(`scratch run ${label} ended ${r.outcome}: ${r.message}`);
           runs.push(r);
         }
-        const real = await openDataset(config.store, name).manifest(opts.region, { date: opts.date }).catch(() => undefined);
+        const real = await openDataset(config.store, name)
+          .manifest(opts.region, { date: opts.date })
+          .catch(() => undefined);
         const differences: string[] = [];
-        if (runs[0]?.sha256 !== runs[1]?.sha256) differences.push(`the two scratch artifacts differ: ${runs[0]?.sha256} vs ${runs[1]?.sha256} (the task is not deterministic)`);
-        if (runs[0]?.key !== runs[1]?.key) differences.push(`the two runs derived different keys: ${runs[0]?.key} vs ${runs[1]?.key}`);
-        if (!real?.current) differences.push(`the store has no promoted artifact for ${name} ${opts.region} ${opts.date}`);
-        else if (real.current.sha256 !== runs[0]?.sha256) differences.push(`${real.current.artifact} (sha256 ${real.current.sha256}) differs from a fresh run (${runs[0]?.sha256}): a re-run would change the manifest`);
-        const report = { ok: differences.length === 0, partition, key: runs[0]?.key, sha256: runs[0]?.sha256, differences };
+        if (runs[0]?.sha256 !== runs[1]?.sha256)
+          differences.push(
+            `the two scratch artifacts differ: ${runs[0]?.sha256} vs ${runs[1]?.sha256} (the task is not deterministic)`,
+          );
+        if (runs[0]?.key !== runs[1]?.key)
+          differences.push(`the two runs derived different keys: ${runs[0]?.key} vs ${runs[1]?.key}`);
+        if (!real?.current)
+          differences.push(`the store has no promoted artifact for ${name} ${opts.region} ${opts.date}`);
+        else if (real.current.sha256 !== runs[0]?.sha256)
+          differences.push(
+            `${real.current.artifact} (sha256 ${real.current.sha256}) differs from a fresh run (${runs[0]?.sha256}): a re-run would change the manifest`,
+          );
+        const report = {
+          ok: differences.length === 0,
+          partition,
+          key: runs[0]?.key,
+          sha256: runs[0]?.sha256,
+          differences,
+        };
         if (opts.json) printJson(report);
         else if (!report.ok) err(differences.map((d) => `georefresh: ${d}\n`).join(""));
         process.exitCode = report.ok ? EXIT.ok : EXIT.failed;

@@ -17,10 +17,22 @@ export interface WindowOptions {
 export function windowOptions(command: Command, regionsHelp: string): Command {
   return command
     .option("--from <date>", "first logical date, YYYY-MM-DD")
-    .requiredOption("--to <date|scheduled>", "last logical date, YYYY-MM-DD (inclusive), never today's; or 'scheduled': the date the scheduler meant (GEOREFRESH_SCHEDULED_TIME, or a CronJob's GEOREFRESH_JOB_NAME) in --time-zone, --lag days earlier")
-    .option("--trailing <n>", "instead of --from: the last n logical dates up to --to (days or months by the cadence), for nightly runs that re-check recent dates", wholeNumber(1))
+    .requiredOption(
+      "--to <date|scheduled>",
+      "last logical date, YYYY-MM-DD (inclusive), never today's; or 'scheduled': the date the scheduler meant (GEOREFRESH_SCHEDULED_TIME, or a CronJob's GEOREFRESH_JOB_NAME) in --time-zone, --lag days earlier",
+    )
+    .option(
+      "--trailing <n>",
+      "instead of --from: the last n logical dates up to --to (days or months by the cadence), for nightly runs that re-check recent dates",
+      wholeNumber(1),
+    )
     .option("--time-zone <iana>", "with --to scheduled: the scheduler's time zone (a CronJob's timeZone)", "UTC")
-    .option("--lag <days>", "with --to scheduled: the logical date is this many days before the scheduled day", wholeNumber(0), 1)
+    .option(
+      "--lag <days>",
+      "with --to scheduled: the logical date is this many days before the scheduled day",
+      wholeNumber(0),
+      1,
+    )
     .option("--regions <list>", regionsHelp);
 }
 
@@ -32,7 +44,8 @@ export function windowEnd(opts: WindowOptions, env: Record<string, string | unde
 
 /** `--from`, or the first of the `--trailing N` logical dates up to `--to`: exactly one of them. */
 export function windowStart(opts: WindowOptions & { to: string }, cadence: "daily" | "monthly"): string {
-  if ((opts.from === undefined) === (opts.trailing === undefined)) throw new UsageError("give --from DATE or --trailing N (the last N logical dates up to --to), one of them");
+  if ((opts.from === undefined) === (opts.trailing === undefined))
+    throw new UsageError("give --from DATE or --trailing N (the last N logical dates up to --to), one of them");
   if (opts.from !== undefined) return opts.from;
   try {
     return trailingFrom(opts.to, opts.trailing as number, cadence);
@@ -41,4 +54,8 @@ export function windowStart(opts: WindowOptions & { to: string }, cadence: "dail
   }
 }
 
-export const regionsOf = (opts: WindowOptions) => opts.regions?.split(",").map((r) => r.trim()).filter(Boolean);
+export const regionsOf = (opts: WindowOptions) =>
+  opts.regions
+    ?.split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);

@@ -35,7 +35,14 @@ const CRS84: Crs = {
 };
 
 function geographic(d: Datum, proj: string): Crs {
-  return { id: `EPSG:${d.code}`, name: d.crsName, geographic: true, proj4: proj, areaOfUse: WORLD, projjson: geographicProjjson(d) };
+  return {
+    id: `EPSG:${d.code}`,
+    name: d.crsName,
+    geographic: true,
+    proj4: proj,
+    areaOfUse: WORLD,
+    projjson: geographicProjjson(d),
+  };
 }
 
 function utm(code: number, base: Datum, zone: number, south: boolean): Crs {
@@ -47,13 +54,20 @@ function utm(code: number, base: Datum, zone: number, south: boolean): Crs {
     geographic: false,
     proj4: `+proj=utm +zone=${zone}${south ? " +south" : ""} +${base === NAD83 ? "datum=NAD83" : "datum=WGS84"} +units=m +no_defs`,
     areaOfUse: [lon0 - 3, south ? -80 : 0, lon0 + 3, south ? 0 : 84],
-    projjson: projectedProjjson(name, code, base, { name: "Transverse Mercator", code: 9807 }, `UTM zone ${zone}${south ? "S" : "N"}`, [
-      P.latOrigin(0),
-      P.lonOrigin(lon0),
-      P.scale(0.9996),
-      P.falseEasting(500000),
-      P.falseNorthing(south ? 10000000 : 0),
-    ]),
+    projjson: projectedProjjson(
+      name,
+      code,
+      base,
+      { name: "Transverse Mercator", code: 9807 },
+      `UTM zone ${zone}${south ? "S" : "N"}`,
+      [
+        P.latOrigin(0),
+        P.lonOrigin(lon0),
+        P.scale(0.9996),
+        P.falseEasting(500000),
+        P.falseNorthing(south ? 10000000 : 0),
+      ],
+    ),
   };
 }
 
@@ -67,12 +81,14 @@ const FIXED: Record<string, Crs> = {
     geographic: false,
     proj4: "+proj=merc +a=6378137 +b=6378137 +lat_ts=0 +lon_0=0 +x_0=0 +y_0=0 +k=1 +units=m +nadgrids=@null +no_defs",
     areaOfUse: [-180, -85.06, 180, 85.06],
-    projjson: projectedProjjson("WGS 84 / Pseudo-Mercator", 3857, WGS84, { name: "Popular Visualisation Pseudo Mercator", code: 1024 }, "Popular Visualisation Pseudo-Mercator", [
-      P.latOrigin(0),
-      P.lonOrigin(0),
-      P.falseEasting(0),
-      P.falseNorthing(0),
-    ]),
+    projjson: projectedProjjson(
+      "WGS 84 / Pseudo-Mercator",
+      3857,
+      WGS84,
+      { name: "Popular Visualisation Pseudo Mercator", code: 1024 },
+      "Popular Visualisation Pseudo-Mercator",
+      [P.latOrigin(0), P.lonOrigin(0), P.falseEasting(0), P.falseNorthing(0)],
+    ),
   },
   "EPSG:5070": {
     id: "EPSG:5070",
@@ -80,14 +96,21 @@ const FIXED: Record<string, Crs> = {
     geographic: false,
     proj4: "+proj=aea +lat_0=23 +lon_0=-96 +lat_1=29.5 +lat_2=45.5 +x_0=0 +y_0=0 +datum=NAD83 +units=m +no_defs",
     areaOfUse: [-124.79, 24.41, -66.91, 49.38],
-    projjson: projectedProjjson("NAD83 / Conus Albers", 5070, NAD83, { name: "Albers Equal Area", code: 9822 }, "Conus Albers", [
-      P.latFalseOrigin(23),
-      P.lonFalseOrigin(-96),
-      P.lat1(29.5),
-      P.lat2(45.5),
-      P.eastingFalseOrigin(0),
-      P.northingFalseOrigin(0),
-    ]),
+    projjson: projectedProjjson(
+      "NAD83 / Conus Albers",
+      5070,
+      NAD83,
+      { name: "Albers Equal Area", code: 9822 },
+      "Conus Albers",
+      [
+        P.latFalseOrigin(23),
+        P.lonFalseOrigin(-96),
+        P.lat1(29.5),
+        P.lat2(45.5),
+        P.eastingFalseOrigin(0),
+        P.northingFalseOrigin(0),
+      ],
+    ),
   },
   "EPSG:6933": {
     id: "EPSG:6933",
@@ -95,12 +118,14 @@ const FIXED: Record<string, Crs> = {
     geographic: false,
     proj4: "+proj=cea +lat_ts=30 +lon_0=0 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
     areaOfUse: [-180, -86, 180, 86],
-    projjson: projectedProjjson("WGS 84 / NSIDC EASE-Grid 2.0 Global", 6933, WGS84, { name: "Lambert Cylindrical Equal Area", code: 9835 }, "US NSIDC Equal Area global projection", [
-      P.lat1(30),
-      P.lonOrigin(0),
-      P.falseEasting(0),
-      P.falseNorthing(0),
-    ]),
+    projjson: projectedProjjson(
+      "WGS 84 / NSIDC EASE-Grid 2.0 Global",
+      6933,
+      WGS84,
+      { name: "Lambert Cylindrical Equal Area", code: 9835 },
+      "US NSIDC Equal Area global projection",
+      [P.lat1(30), P.lonOrigin(0), P.falseEasting(0), P.falseNorthing(0)],
+    ),
   },
 };
 
@@ -129,7 +154,11 @@ export function crsFromCode(input: string | number): Crs {
 /** Identifies a CRS from PROJJSON (id.authority/code, else a known name). */
 export function crsFromProjjson(doc: unknown, where: string): Crs {
   if (typeof doc !== "object" || doc === null) throw new CrsError(`${where}: crs is not a PROJJSON object`);
-  const d = doc as { id?: { authority?: string; code?: string | number }; name?: string; ids?: { authority?: string; code?: string | number }[] };
+  const d = doc as {
+    id?: { authority?: string; code?: string | number };
+    name?: string;
+    ids?: { authority?: string; code?: string | number }[];
+  };
   const id = d.id ?? d.ids?.[0];
   if (id?.authority && id.code !== undefined) {
     if (id.authority.toUpperCase() === "OGC" && String(id.code).toUpperCase() === "CRS84") return CRS84;
@@ -138,7 +167,9 @@ export function crsFromProjjson(doc: unknown, where: string): Crs {
   }
   const byName = [CRS84, ...Object.values(FIXED)].find((c) => c.name === d.name);
   if (byName) return byName;
-  throw new CrsError(`${where}: refusing to compute: the CRS has no id and an unrecognised name ${JSON.stringify(d.name)}`);
+  throw new CrsError(
+    `${where}: refusing to compute: the CRS has no id and an unrecognised name ${JSON.stringify(d.name)}`,
+  );
 }
 
 /**
@@ -147,7 +178,8 @@ export function crsFromProjjson(doc: unknown, where: string): Crs {
  */
 export function crsFromGeoParquet(column: { crs?: unknown }, where: string): Crs {
   if (!("crs" in column) || column.crs === undefined) return CRS84;
-  if (column.crs === null) throw new CrsError(`refusing to compute: ${where} has no CRS (crs: null means unknown); declare the input's CRS`);
+  if (column.crs === null)
+    throw new CrsError(`refusing to compute: ${where} has no CRS (crs: null means unknown); declare the input's CRS`);
   return crsFromProjjson(column.crs, where);
 }
 

@@ -23,7 +23,16 @@ export const WKB_CODE: Record<GeometryType, number> = {
   GeometryCollection: 7,
 };
 
-export const TYPE_OF_CODE: GeometryType[] = ["Point", "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection"];
+export const TYPE_OF_CODE: GeometryType[] = [
+  "Point",
+  "Point",
+  "LineString",
+  "Polygon",
+  "MultiPoint",
+  "MultiLineString",
+  "MultiPolygon",
+  "GeometryCollection",
+];
 
 /** [xmin, ymin, xmax, ymax]; all ±Infinity for an empty geometry. */
 export type BBox = [number, number, number, number];

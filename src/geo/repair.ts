@@ -9,7 +9,12 @@ import { decodeWkb, encodeWkb } from "./wkb.js";
  */
 export async function makeValidPolygonal(g: Geometry): Promise<Geometry> {
   const { geos } = await loadGeos();
-  const mod = geos.Module as unknown as { _malloc(n: number): number; _free(p: number): void; HEAPU8: Uint8Array; getValue(p: number, t: string): number };
+  const mod = geos.Module as unknown as {
+    _malloc(n: number): number;
+    _free(p: number): void;
+    HEAPU8: Uint8Array;
+    getValue(p: number, t: string): number;
+  };
   const wkb = encodeWkb(g);
   const buf = mod._malloc(wkb.byteLength);
   const sizePtr = mod._malloc(8);

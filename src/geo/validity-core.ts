@@ -43,18 +43,31 @@ const AREA_MARGIN_DEG = 3;
 function domainCheck(crs: ValidationChunk["crs"]): (x: number, y: number) => string | undefined {
   const [w, s, e, n] = crs.areaOfUse;
   if (crs.geographic) {
-    return (x, y) => (x < -180 || x > 180 || y < -90 || y > 90 ? `coordinate (${x} ${y}) is outside lon/lat [-180,180]×[-90,90] of ${crs.id}` : undefined);
+    return (x, y) =>
+      x < -180 || x > 180 || y < -90 || y > 90
+        ? `coordinate (${x} ${y}) is outside lon/lat [-180,180]×[-90,90] of ${crs.id}`
+        : undefined;
   }
   const toLonLat = proj4(crs.proj4, "WGS84");
   return (x, y) => {
     const [lon, lat] = toLonLat.forward([x, y]) as [number, number];
-    if (lon >= w - AREA_MARGIN_DEG && lon <= e + AREA_MARGIN_DEG && lat >= s - AREA_MARGIN_DEG && lat <= n + AREA_MARGIN_DEG) return undefined;
+    if (
+      lon >= w - AREA_MARGIN_DEG &&
+      lon <= e + AREA_MARGIN_DEG &&
+      lat >= s - AREA_MARGIN_DEG &&
+      lat <= n + AREA_MARGIN_DEG
+    )
+      return undefined;
     return `coordinate (${x} ${y}) lies at lon/lat (${lon.toFixed(3)} ${lat.toFixed(3)}), outside the area of use of ${crs.id} [${w}, ${s}, ${e}, ${n}]`;
   };
 }
 
 /** The first non-finite coordinate and the first out-of-domain one of a WKB value, found without decoding it. */
-function coordinateProblems(bytes: Uint8Array, row: number, outside: (x: number, y: number) => string | undefined): { nonFinite?: string; domain?: string } {
+function coordinateProblems(
+  bytes: Uint8Array,
+  row: number,
+  outside: (x: number, y: number) => string | undefined,
+): { nonFinite?: string; domain?: string } {
   const found: { nonFinite?: string; domain?: string } = {};
   scanWkb(
     bytes,
@@ -74,7 +87,12 @@ function coordinateProblems(bytes: Uint8Array, row: number, outside: (x: number,
 /** Checks every row of a chunk: WKB decodes, coordinates finite, inside the CRS domain, OGC-valid per GEOS. */
 export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIssue[]> {
   const { geos, lastError } = await loadGeos();
-  const mod = geos.Module as unknown as { _malloc(n: number): number; _free(p: number): void; HEAPU8: Uint8Array; UTF8ToString(p: number): string };
+  const mod = geos.Module as unknown as {
+    _malloc(n: number): number;
+    _free(p: number): void;
+    HEAPU8: Uint8Array;
+    UTF8ToString(p: number): string;
+  };
   const issues: GeometryIssue[] = [];
   const inDomain = domainCheck(chunk.crs);
   const rows = chunk.offsets.length - 1;

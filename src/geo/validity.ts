@@ -66,7 +66,12 @@ export class GeometryValidator {
 }
 
 /** One-shot form of GeometryValidator. */
-export async function validateWkb(data: Uint8Array, offsets: Offsets, crs: Crs, options: ValidateOptions = {}): Promise<GeometryIssue[]> {
+export async function validateWkb(
+  data: Uint8Array,
+  offsets: Offsets,
+  crs: Crs,
+  options: ValidateOptions = {},
+): Promise<GeometryIssue[]> {
   const validator = new GeometryValidator(options);
   try {
     return await validator.validate(data, offsets, crs);

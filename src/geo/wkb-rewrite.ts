@@ -3,7 +3,6 @@ import type { GeometryType, Position } from "./geometry.js";
 import { PART_TYPE, readHeader, WkbError } from "./wkb.js";
 import type { WkbColumn } from "./wkb.js";
 
-
 /**
  * Copies one WKB value into canonical form — little-endian ISO WKB, no EWKB SRID — optionally transforming each
  * coordinate, and tracks the bbox of what it wrote. The output is never longer than the input (an SRID only
@@ -44,12 +43,17 @@ class WkbRewriter {
     } catch (error) {
       // Offsets above are into the whole column; report them within the row's value, as decodeWkb does.
       if (!(error instanceof WkbError)) throw error;
-      throw new WkbError(error.message.replace(/^row \d+: invalid WKB at byte \d+: /, ""), row, error.byteOffset - start);
+      throw new WkbError(
+        error.message.replace(/^row \d+: invalid WKB at byte \d+: /, ""),
+        row,
+        error.byteOffset - start,
+      );
     }
   }
 
   private need(k: number, what: string): void {
-    if (this.pos + k > this.end) throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.end - this.pos} left`, this.row, this.pos);
+    if (this.pos + k > this.end)
+      throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.end - this.pos} left`, this.row, this.pos);
   }
 
   private count(le: boolean, what: string, minEach: number): number {
@@ -68,7 +72,8 @@ class WkbRewriter {
     let y = src.getFloat64(this.pos + 8, le);
     let z = this.z ? src.getFloat64(this.pos + 16, le) : NaN;
     this.pos += this.z ? 24 : 16;
-    if (empty) x = y = z = NaN; // POINT EMPTY, written as the canonical NaN
+    if (empty)
+      x = y = z = NaN; // POINT EMPTY, written as the canonical NaN
     else if (this.transform) {
       const p = this.transform(this.z ? [x, y, z] : [x, y]);
       x = p[0] as number;
@@ -94,14 +99,20 @@ class WkbRewriter {
     const at = this.pos;
     const { le, type, z, body } = readHeader(this.src, at, this.end, this.row, depth, expected);
     if (depth === 0) this.z = z;
-    else if (z !== this.z) throw new WkbError(`a part is ${z ? "XYZ" : "XY"} inside an ${this.z ? "XYZ" : "XY"} geometry; use one dimension per row`, this.row, at);
+    else if (z !== this.z)
+      throw new WkbError(
+        `a part is ${z ? "XYZ" : "XY"} inside an ${this.z ? "XYZ" : "XY"} geometry; use one dimension per row`,
+        this.row,
+        at,
+      );
     this.pos = body;
     this.dst.setUint8(this.out, 1);
     this.dst.setUint32(this.out + 1, WKB_CODE[type] + (z ? 1000 : 0), true);
     this.out += 5;
     if (type === "Point") {
       this.need(z ? 24 : 16, "coordinate");
-      const empty = Number.isNaN(this.src.getFloat64(this.pos, le)) && Number.isNaN(this.src.getFloat64(this.pos + 8, le));
+      const empty =
+        Number.isNaN(this.src.getFloat64(this.pos, le)) && Number.isNaN(this.src.getFloat64(this.pos + 8, le));
       this.coord(le, empty);
     } else if (type === "LineString") {
       this.run(le);
@@ -122,7 +133,11 @@ class WkbRewriter {
  * coordinate passed through `transform` when one is given (reprojection without building geometry objects), plus
  * per-row bboxes and the set of types. Malformed values throw a WkbError naming the row and byte offset.
  */
-export function rewriteWkbColumn(data: Uint8Array, offsets: Int32Array, transform?: (p: Position) => Position): WkbColumn {
+export function rewriteWkbColumn(
+  data: Uint8Array,
+  offsets: Int32Array,
+  transform?: (p: Position) => Position,
+): WkbColumn {
   const rows = offsets.length - 1;
   const base = offsets[0] as number;
   const out = new Uint8Array((offsets[rows] as number) - base);

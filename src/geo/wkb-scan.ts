@@ -8,7 +8,6 @@ export interface WkbVisitor {
   ringEnd?(): void;
 }
 
-
 /** Methods rather than per-call closures: this runs once per row on hot paths. */
 class WkbScanner {
   pos = 0;
@@ -25,7 +24,8 @@ class WkbScanner {
   }
 
   need(k: number, what: string): void {
-    if (this.pos + k > this.end) throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.end - this.pos} left`, this.row, this.pos);
+    if (this.pos + k > this.end)
+      throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.end - this.pos} left`, this.row, this.pos);
   }
 
   count(le: boolean, what: string, minEach: number): number {
@@ -40,7 +40,12 @@ class WkbScanner {
     const { view, visitor } = this;
     const stride = z ? 24 : 16;
     let pos = this.pos;
-    for (let i = 0; i < k; i++, pos += stride) visitor.coord(view.getFloat64(pos, le), view.getFloat64(pos + 8, le), z ? view.getFloat64(pos + 16, le) : Number.NaN);
+    for (let i = 0; i < k; i++, pos += stride)
+      visitor.coord(
+        view.getFloat64(pos, le),
+        view.getFloat64(pos + 8, le),
+        z ? view.getFloat64(pos + 16, le) : Number.NaN,
+      );
     this.pos = pos;
   }
 
@@ -52,7 +57,8 @@ class WkbScanner {
       this.need(stride, "coordinate");
       const x = this.view.getFloat64(this.pos, le);
       const y = this.view.getFloat64(this.pos + 8, le);
-      if (!(Number.isNaN(x) && Number.isNaN(y))) this.points(1, le, z); // NaN, NaN is POINT EMPTY
+      if (!(Number.isNaN(x) && Number.isNaN(y)))
+        this.points(1, le, z); // NaN, NaN is POINT EMPTY
       else this.pos += stride;
     } else if (type === "LineString") {
       this.points(this.count(le, "point count", stride), le, z);
@@ -79,6 +85,7 @@ class WkbScanner {
 export function scanWkb(bytes: Uint8Array, visitor: WkbVisitor, row?: number): { type: GeometryType; z: boolean } {
   const scanner = new WkbScanner(bytes, visitor, row);
   const top = scanner.geometry(0);
-  if (scanner.pos !== bytes.byteLength) throw new WkbError(`${bytes.byteLength - scanner.pos} bytes left over after the geometry`, row, scanner.pos);
+  if (scanner.pos !== bytes.byteLength)
+    throw new WkbError(`${bytes.byteLength - scanner.pos} bytes left over after the geometry`, row, scanner.pos);
   return top;
 }

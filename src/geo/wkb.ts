@@ -233,14 +233,25 @@ export function readType(view: DataView, pos: number, le: boolean, row: number |
 }
 
 /** The part type each Multi* geometry must hold. */
-export const PART_TYPE: Partial<Record<GeometryType, GeometryType>> = { MultiPoint: "Point", MultiLineString: "LineString", MultiPolygon: "Polygon" };
+export const PART_TYPE: Partial<Record<GeometryType, GeometryType>> = {
+  MultiPoint: "Point",
+  MultiLineString: "LineString",
+  MultiPolygon: "Polygon",
+};
 
 /**
  * One geometry header at `at` (byte order, type word, optional EWKB SRID), with the checks every WKB walker
  * makes: not nested past 32, complete, a known order and type, the part type a Multi* requires. Returns where
  * the geometry's body starts. Offsets in errors are `at`-relative to the view, as the caller positions it.
  */
-export function readHeader(view: DataView, at: number, end: number, row: number | undefined, depth: number, expected?: GeometryType) {
+export function readHeader(
+  view: DataView,
+  at: number,
+  end: number,
+  row: number | undefined,
+  depth: number,
+  expected?: GeometryType,
+) {
   if (depth > 32) throw new WkbError("geometry collections nested deeper than 32", row, at);
   if (at + 5 > end) throw new WkbError(`truncated: header needs 5 bytes, ${end - at} left`, row, at);
   const order = view.getUint8(at);
@@ -268,7 +279,11 @@ class WkbReader {
 
   need(k: number, what: string): void {
     if (this.pos + k > this.bytes.byteLength) {
-      throw new WkbError(`truncated: ${what} needs ${k} bytes, ${this.bytes.byteLength - this.pos} left`, this.row, this.pos);
+      throw new WkbError(
+        `truncated: ${what} needs ${k} bytes, ${this.bytes.byteLength - this.pos} left`,
+        this.row,
+        this.pos,
+      );
     }
   }
 
@@ -308,7 +323,8 @@ class WkbReader {
     for (let i = 0; i < k; i++) {
       const at = this.pos;
       const child = this.geometry(depth + 1);
-      if (child.type !== expected) throw new WkbError(`${type} holds a ${child.type}, expected ${expected}`, this.row, at);
+      if (child.type !== expected)
+        throw new WkbError(`${type} holds a ${child.type}, expected ${expected}`, this.row, at);
       out[i] = child;
     }
     return out;
@@ -343,11 +359,20 @@ class WkbReader {
         return { type, coordinates: rings };
       }
       case "MultiPoint":
-        return { type, coordinates: this.parts(type, "Point", depth).map((g) => (g as { coordinates: Position }).coordinates) };
+        return {
+          type,
+          coordinates: this.parts(type, "Point", depth).map((g) => (g as { coordinates: Position }).coordinates),
+        };
       case "MultiLineString":
-        return { type, coordinates: this.parts(type, "LineString", depth).map((g) => (g as { coordinates: Position[] }).coordinates) };
+        return {
+          type,
+          coordinates: this.parts(type, "LineString", depth).map((g) => (g as { coordinates: Position[] }).coordinates),
+        };
       case "MultiPolygon":
-        return { type, coordinates: this.parts(type, "Polygon", depth).map((g) => (g as { coordinates: Position[][] }).coordinates) };
+        return {
+          type,
+          coordinates: this.parts(type, "Polygon", depth).map((g) => (g as { coordinates: Position[][] }).coordinates),
+        };
       case "GeometryCollection": {
         const k = this.counted("geometry count", 5);
         const geometries: Geometry[] = new Array(k);
@@ -362,7 +387,8 @@ class WkbReader {
 export function decodeWkb(bytes: Uint8Array, row?: number): Geometry {
   const reader = new WkbReader(bytes, row);
   const g = reader.geometry(0);
-  if (reader.pos !== bytes.byteLength) throw new WkbError(`${bytes.byteLength - reader.pos} bytes left over after the geometry`, row, reader.pos);
+  if (reader.pos !== bytes.byteLength)
+    throw new WkbError(`${bytes.byteLength - reader.pos} bytes left over after the geometry`, row, reader.pos);
   return g;
 }
 

@@ -7,7 +7,11 @@ import { Worker } from "node:worker_threads";
 /** Loads a .ts worker through tsx's loader (Node 20 workers do not take --import in execArgv). */
 function tsBootstrap(moduleUrl: URL): URL {
   // A data: URL cannot resolve bare specifiers, so tsx's ESM API is located here (its .mjs twin of the .cjs).
-  const api = pathToFileURL(createRequire(moduleUrl).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
+  const api = pathToFileURL(
+    createRequire(moduleUrl)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href;
   const code = `import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(moduleUrl.href)});`;
   return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }
@@ -46,7 +50,12 @@ const RESPAWNS_PER_WORKER = 4;
 export class WorkerPool<In, Out> {
   private readonly workers: Channel[] = [];
   private readonly inflight = new Map<Channel, number>();
-  private readonly queue: { input: In; transfer: ArrayBuffer[]; resolve: (o: Out) => void; reject: (e: Error) => void }[] = [];
+  private readonly queue: {
+    input: In;
+    transfer: ArrayBuffer[];
+    resolve: (o: Out) => void;
+    reject: (e: Error) => void;
+  }[] = [];
   private readonly pending = new Map<number, Job<Out>>();
   private nextId = 0;
   private respawns: number;
@@ -71,7 +80,10 @@ export class WorkerPool<In, Out> {
   private spawnThread(): Channel {
     const ts = this.moduleUrl.pathname.endsWith(".ts");
     const thread = new Worker(ts ? tsBootstrap(this.moduleUrl) : this.moduleUrl);
-    const channel: Channel = { post: (msg, transfer) => thread.postMessage(msg, transfer), terminate: async () => void (await thread.terminate()) };
+    const channel: Channel = {
+      post: (msg, transfer) => thread.postMessage(msg, transfer),
+      terminate: async () => void (await thread.terminate()),
+    };
     thread.on("message", (msg: { id: number; error?: string }) => this.settle(channel, msg));
     thread.on("error", (error) => this.fail(channel, error));
     return channel;
@@ -80,7 +92,11 @@ export class WorkerPool<In, Out> {
   private spawnProcess(): Channel {
     const ts = this.moduleUrl.pathname.endsWith(".ts");
     const loader = ts ? ["--import", pathToFileURL(createRequire(this.moduleUrl).resolve("tsx/esm")).href] : [];
-    const child = fork(fileURLToPath(this.moduleUrl), [], { execArgv: [...loader, ...(this.options.nodeFlags ?? [])], serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(fileURLToPath(this.moduleUrl), [], {
+      execArgv: [...loader, ...(this.options.nodeFlags ?? [])],
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     const channel: Channel = {
       post: (msg) => child.send(msg),
@@ -116,7 +132,12 @@ export class WorkerPool<In, Out> {
   private pump(): void {
     while (this.queue.length > 0) {
       let best: Channel | undefined;
-      for (const w of this.workers) if ((this.inflight.get(w) as number) < this.perWorker && (!best || (this.inflight.get(w) as number) < (this.inflight.get(best) as number))) best = w;
+      for (const w of this.workers)
+        if (
+          (this.inflight.get(w) as number) < this.perWorker &&
+          (!best || (this.inflight.get(w) as number) < (this.inflight.get(best) as number))
+        )
+          best = w;
       if (!best) return;
       const job = this.queue.shift() as (typeof this.queue)[number];
       const id = this.nextId++;
@@ -148,7 +169,8 @@ export class WorkerPool<In, Out> {
     void worker.terminate().catch(() => undefined);
     if (this.closing) return;
     if (this.respawns-- > 0) this.add();
-    if (this.workers.length === 0) for (const job of this.queue.splice(0)) job.reject(new Error(`every worker crashed; the last: ${error.message}`));
+    if (this.workers.length === 0)
+      for (const job of this.queue.splice(0)) job.reject(new Error(`every worker crashed; the last: ${error.message}`));
     this.pump();
   }
 }

@@ -39,7 +39,12 @@ export function binaryColumn(vector: Vector, name: string): { data: Uint8Array; 
 }
 
 /** Bits of several chunks (validity, or boolean values) into one bitmap; undefined when `get` has none to give. */
-function mergeBits(chunks: readonly Data[], length: number, get: (d: Data) => Uint8Array | undefined, absent: 0 | 1): Uint8Array {
+function mergeBits(
+  chunks: readonly Data[],
+  length: number,
+  get: (d: Data) => Uint8Array | undefined,
+  absent: 0 | 1,
+): Uint8Array {
   const out = new Uint8Array(Math.ceil(length / 8));
   let at = 0;
   for (const d of chunks) {
@@ -64,7 +69,8 @@ export function compactChunks(vector: Vector): Vector {
   const type = vector.type as DataType;
   const length = vector.length;
   const nullCount = vector.nullCount;
-  const nullBitmap = nullCount > 0 ? mergeBits(chunks, length, (d) => (d.nullCount > 0 ? d.nullBitmap : undefined), 1) : undefined;
+  const nullBitmap =
+    nullCount > 0 ? mergeBits(chunks, length, (d) => (d.nullCount > 0 ? d.nullBitmap : undefined), 1) : undefined;
   const base = { type: type as never, length, nullCount, nullBitmap };
   if ((DataType.isBinary(type) || DataType.isUtf8(type)) && chunks.every((d) => d.valueOffsets instanceof Int32Array)) {
     const offsets = new Int32Array(length + 1);
@@ -83,15 +89,31 @@ export function compactChunks(vector: Vector): Vector {
     }
     return makeVector(makeData({ ...base, valueOffsets: offsets, data } as never));
   }
-  if (DataType.isBool(type)) return makeVector(makeData({ ...base, data: mergeBits(chunks, length, (d) => d.values as Uint8Array, 0) } as never));
-  const fixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isDate(type) || DataType.isTimestamp(type) || DataType.isTime(type);
+  if (DataType.isBool(type))
+    return makeVector(
+      makeData({ ...base, data: mergeBits(chunks, length, (d) => d.values as Uint8Array, 0) } as never),
+    );
+  const fixed =
+    DataType.isInt(type) ||
+    DataType.isFloat(type) ||
+    DataType.isDate(type) ||
+    DataType.isTimestamp(type) ||
+    DataType.isTime(type);
   if (fixed && chunks.every((d) => d.values)) {
     const first = chunks[0] as Data;
-    const Ctor = (first.values as unknown as { constructor: new (n: number) => { set(a: ArrayLike<unknown>, at: number): void } }).constructor;
+    const Ctor = (
+      first.values as unknown as { constructor: new (n: number) => { set(a: ArrayLike<unknown>, at: number): void } }
+    ).constructor;
     const data = new Ctor(length * first.stride);
     let at = 0;
     for (const d of chunks) {
-      data.set((d.values as unknown as { subarray(a: number, b: number): ArrayLike<unknown> }).subarray(0, d.length * d.stride), at);
+      data.set(
+        (d.values as unknown as { subarray(a: number, b: number): ArrayLike<unknown> }).subarray(
+          0,
+          d.length * d.stride,
+        ),
+        at,
+      );
       at += d.length * d.stride;
     }
     return makeVector(makeData({ ...base, data } as never));

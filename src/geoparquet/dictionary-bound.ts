@@ -26,7 +26,12 @@ export function longestDictionaryValues(bytes: Uint8Array, maxPageBytes: number)
 
 const DICTIONARY_PAGE = 2;
 
-function dictionaryLongest(bytes: Uint8Array, offset: number, codec: CompressionCodec, maxPageBytes: number): number | undefined {
+function dictionaryLongest(
+  bytes: Uint8Array,
+  offset: number,
+  codec: CompressionCodec,
+  maxPageBytes: number,
+): number | undefined {
   try {
     const header = readPageHeader(bytes, offset);
     if (header.type !== DICTIONARY_PAGE || header.uncompressed > maxPageBytes || header.numValues < 0) return undefined;
@@ -50,19 +55,25 @@ function dictionaryLongest(bytes: Uint8Array, offset: number, codec: Compression
 }
 
 function decompress(codec: CompressionCodec, input: Uint8Array, length: number): Uint8Array | undefined {
-  const fn = (compressors as Partial<Record<CompressionCodec, (input: Uint8Array, outputLength: number) => Uint8Array>>)[codec];
+  const fn = (
+    compressors as Partial<Record<CompressionCodec, (input: Uint8Array, outputLength: number) => Uint8Array>>
+  )[codec];
   return fn?.(input, length);
 }
 
 /** The few PageHeader fields this needs, from Thrift's compact protocol; everything else is skipped. */
-function readPageHeader(bytes: Uint8Array, offset: number): { type: number; uncompressed: number; compressed: number; numValues: number; end: number } {
+function readPageHeader(
+  bytes: Uint8Array,
+  offset: number,
+): { type: number; uncompressed: number; compressed: number; numValues: number; end: number } {
   const r = new CompactReader(bytes, offset);
   const out = { type: -1, uncompressed: -1, compressed: -1, numValues: -1, end: 0 };
   r.struct((id, type) => {
     if (id === 1 && type === I32) out.type = r.i32();
     else if (id === 2 && type === I32) out.uncompressed = r.i32();
     else if (id === 3 && type === I32) out.compressed = r.i32();
-    else if (id === 7 && type === STRUCT) r.struct((inner, t) => (inner === 1 && t === I32 ? (out.numValues = r.i32()) : r.skip(t)));
+    else if (id === 7 && type === STRUCT)
+      r.struct((inner, t) => (inner === 1 && t === I32 ? (out.numValues = r.i32()) : r.skip(t)));
     else r.skip(type);
   });
   out.end = r.at;
@@ -146,7 +157,8 @@ class CompactReader {
       case SET: {
         const head = this.byte();
         const size = head >> 4 === 15 ? this.varint() : head >> 4;
-        for (let i = 0; i < size; i++) this.skip((head & 0x0f) === BOOL_TRUE || (head & 0x0f) === BOOL_FALSE ? BYTE : head & 0x0f);
+        for (let i = 0; i < size; i++)
+          this.skip((head & 0x0f) === BOOL_TRUE || (head & 0x0f) === BOOL_FALSE ? BYTE : head & 0x0f);
         return;
       }
       case MAP: {

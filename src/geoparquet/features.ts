@@ -39,9 +39,13 @@ export function inferColumns(features: readonly Feature[]): ColumnSpec[] {
     for (const [name, value] of Object.entries(f.properties)) {
       if (value === null || value === undefined) continue;
       const t: ColumnType = typeof value === "string" ? "string" : typeof value === "boolean" ? "bool" : "float64";
-      if (typeof value === "number" && !Number.isFinite(value)) throw new FeatureSchemaError(`row ${row}: property '${name}' is ${value}; store null instead`);
+      if (typeof value === "number" && !Number.isFinite(value))
+        throw new FeatureSchemaError(`row ${row}: property '${name}' is ${value}; store null instead`);
       const seen = types.get(name);
-      if (seen && seen !== t) throw new FeatureSchemaError(`property '${name}' holds both ${seen} and ${t} values (row ${row}); declare its column type`);
+      if (seen && seen !== t)
+        throw new FeatureSchemaError(
+          `property '${name}' holds both ${seen} and ${t} values (row ${row}); declare its column type`,
+        );
       types.set(name, t);
     }
   }
@@ -52,17 +56,24 @@ export function inferColumns(features: readonly Feature[]): ColumnSpec[] {
  * Features → an Arrow table with a WKB `geometry` column, plus the per-row stats the writer would otherwise
  * recompute by decoding the WKB again.
  */
-export function featuresToTable(features: readonly Feature[], columns: ColumnSpec[] = inferColumns(features), geometryColumn = "geometry") {
+export function featuresToTable(
+  features: readonly Feature[],
+  columns: ColumnSpec[] = inferColumns(features),
+  geometryColumn = "geometry",
+) {
   const wkb = encodeWkbColumn(features.map((f) => f.geometry));
   const vectors: Record<string, Vector> = {};
   for (const { name, type } of columns) {
-    if (name === geometryColumn) throw new FeatureSchemaError(`a property is named '${geometryColumn}', which is the geometry column`);
+    if (name === geometryColumn)
+      throw new FeatureSchemaError(`a property is named '${geometryColumn}', which is the geometry column`);
     const values = features.map((f) => {
       const v = f.properties[name];
       return type === "int64" && typeof v === "number" ? BigInt(v) : (v ?? null);
     });
     vectors[name] = vectorFromArray(values as never[], ARROW_TYPE[type]() as never) as Vector;
   }
-  vectors[geometryColumn] = makeVector(makeData({ type: new Binary(), length: features.length, valueOffsets: wkb.offsets, data: wkb.data }));
+  vectors[geometryColumn] = makeVector(
+    makeData({ type: new Binary(), length: features.length, valueOffsets: wkb.offsets, data: wkb.data }),
+  );
   return { table: new Table(vectors), stats: { bboxes: wkb.bboxes, types: wkb.types } };
 }

@@ -27,19 +27,28 @@ export function hilbertIndex(x: number, y: number): number {
   let C = (c >> 1) ^ (b & (d >> 1)) ^ c;
   let D = (a & (c >> 1)) ^ (d >> 1) ^ d;
 
-  a = A; b = B; c = C; d = D;
+  a = A;
+  b = B;
+  c = C;
+  d = D;
   A = (a & (a >> 2)) ^ (b & (b >> 2));
   B = (a & (b >> 2)) ^ (b & ((a ^ b) >> 2));
   C ^= (a & (c >> 2)) ^ (b & (d >> 2));
   D ^= (b & (c >> 2)) ^ ((a ^ b) & (d >> 2));
 
-  a = A; b = B; c = C; d = D;
+  a = A;
+  b = B;
+  c = C;
+  d = D;
   A = (a & (a >> 4)) ^ (b & (b >> 4));
   B = (a & (b >> 4)) ^ (b & ((a ^ b) >> 4));
   C ^= (a & (c >> 4)) ^ (b & (d >> 4));
   D ^= (b & (c >> 4)) ^ ((a ^ b) & (d >> 4));
 
-  a = A; b = B; c = C; d = D;
+  a = A;
+  b = B;
+  c = C;
+  d = D;
   C ^= (a & (c >> 8)) ^ (b & (d >> 8));
   D ^= (b & (c >> 8)) ^ ((a ^ b) & (d >> 8));
 
@@ -112,7 +121,7 @@ export function hilbertOrder(bboxes: Float64Array, tieBreak?: (a: number, b: num
   radixSortInPlace(keys, order.subarray(0, located));
   if (tieBreak) {
     // Re-sort each run of equal keys, and the run of empties, by the id, so input row order cannot matter.
-    for (let start = 0; start < located; ) {
+    for (let start = 0; start < located;) {
       const key = keys[order[start] as number];
       let end = start + 1;
       while (end < located && keys[order[end] as number] === key) end++;

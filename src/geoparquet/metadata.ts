@@ -19,7 +19,15 @@ export interface GeoMetadata {
 export const GEOPARQUET_VERSION = "1.1.0";
 
 /** The order GeoParquet lists geometry types in; geometry_types are written sorted by it, 2D before " Z". */
-const TYPE_ORDER = ["Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection"];
+const TYPE_ORDER = [
+  "Point",
+  "LineString",
+  "Polygon",
+  "MultiPoint",
+  "MultiLineString",
+  "MultiPolygon",
+  "GeometryCollection",
+];
 
 export function sortGeometryTypes(types: Iterable<string>): string[] {
   const rank = (t: string) => TYPE_ORDER.indexOf(t.replace(/ Z$/, "")) * 2 + (t.endsWith(" Z") ? 1 : 0);
@@ -44,7 +52,11 @@ export function geoMetadataJson(args: {
     column.covering = { bbox: { xmin: [c, "xmin"], ymin: [c, "ymin"], xmax: [c, "xmax"], ymax: [c, "ymax"] } };
   }
   if (args.crs.projjson) column.crs = args.crs.projjson;
-  return JSON.stringify({ version: GEOPARQUET_VERSION, primary_column: args.column, columns: { [args.column]: column } });
+  return JSON.stringify({
+    version: GEOPARQUET_VERSION,
+    primary_column: args.column,
+    columns: { [args.column]: column },
+  });
 }
 
 export class GeoMetadataError extends Error {
@@ -63,7 +75,13 @@ export function parseGeoMetadata(text: string | undefined, where: string): GeoMe
     throw new GeoMetadataError(`${where}: the 'geo' footer metadata is not JSON (${(error as Error).message})`);
   }
   const geo = doc as Partial<GeoMetadata>;
-  if (typeof geo !== "object" || geo === null || typeof geo.primary_column !== "string" || typeof geo.columns !== "object" || geo.columns === null) {
+  if (
+    typeof geo !== "object" ||
+    geo === null ||
+    typeof geo.primary_column !== "string" ||
+    typeof geo.columns !== "object" ||
+    geo.columns === null
+  ) {
     throw new GeoMetadataError(`${where}: the 'geo' metadata lacks primary_column or columns`);
   }
   if (!(geo.primary_column in geo.columns)) {

@@ -43,17 +43,27 @@ function wrap<T>(where: string, what: string, f: () => T): T {
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     // A wasm allocation failure is not a corrupt file: say what it is.
-    if (error instanceof RangeError || /out of memory|memory access out of bounds|unreachable|capacity overflow|allocat/i.test(detail)) {
-      throw new GeoParquetReadError(`${where}: ran out of memory to ${what} (${detail}); the file decodes to more than this process can hold. Lower GEOREFRESH_MAX_DECODE_BYTES to refuse such files up front`);
+    if (
+      error instanceof RangeError ||
+      /out of memory|memory access out of bounds|unreachable|capacity overflow|allocat/i.test(detail)
+    ) {
+      throw new GeoParquetReadError(
+        `${where}: ran out of memory to ${what} (${detail}); the file decodes to more than this process can hold. Lower GEOREFRESH_MAX_DECODE_BYTES to refuse such files up front`,
+      );
     }
-    throw new GeoParquetReadError(`${where}: cannot ${what}: ${detail}; the file is not valid Parquet (truncated or corrupted?)`);
+    throw new GeoParquetReadError(
+      `${where}: cannot ${what}: ${detail}; the file is not valid Parquet (truncated or corrupted?)`,
+    );
   }
 }
 
 function checkMagic(bytes: Uint8Array, where: string): void {
-  const par1 = (at: number) => bytes[at] === 0x50 && bytes[at + 1] === 0x41 && bytes[at + 2] === 0x52 && bytes[at + 3] === 0x31;
-  if (bytes.byteLength < 12 || !par1(0)) throw new GeoParquetReadError(`${where} is not a Parquet file: it does not start with the 'PAR1' magic`);
-  if (!par1(bytes.byteLength - 4)) throw new GeoParquetReadError(`${where} is truncated: it does not end with the 'PAR1' footer magic`);
+  const par1 = (at: number) =>
+    bytes[at] === 0x50 && bytes[at + 1] === 0x41 && bytes[at + 2] === 0x52 && bytes[at + 3] === 0x31;
+  if (bytes.byteLength < 12 || !par1(0))
+    throw new GeoParquetReadError(`${where} is not a Parquet file: it does not start with the 'PAR1' magic`);
+  if (!par1(bytes.byteLength - 4))
+    throw new GeoParquetReadError(`${where} is truncated: it does not end with the 'PAR1' footer magic`);
 }
 
 /**
@@ -66,10 +76,18 @@ function chunkSizes(bytes: Uint8Array, meta: parquet.ParquetMetaData, fixed: Set
     g.columns().map((c) => {
       const top = c.columnPath()[0] ?? "";
       const declared = c.uncompressedSize();
-      const dictionary = c.encodings().some((e) => e === parquet.Encoding.PLAIN_DICTIONARY || e === parquet.Encoding.RLE_DICTIONARY);
+      const dictionary = c
+        .encodings()
+        .some((e) => e === parquet.Encoding.PLAIN_DICTIONARY || e === parquet.Encoding.RLE_DICTIONARY);
       const rows = Math.max(1, c.numValues());
       const expands = dictionary && !fixed.has(top);
-      return { top, declared, rows, expands, bound: !dictionary ? declared : fixed.has(top) ? Math.max(declared, 16 * rows) : declared * rows };
+      return {
+        top,
+        declared,
+        rows,
+        expands,
+        bound: !dictionary ? declared : fixed.has(top) ? Math.max(declared, 16 * rows) : declared * rows,
+      };
     }),
   );
   const cap = maxDecodeBytes();
@@ -87,13 +105,27 @@ function chunkSizes(bytes: Uint8Array, meta: parquet.ParquetMetaData, fixed: Set
       const bound = known === undefined ? c.bound : c.declared + c.rows * (known + 4);
       const value = c.expands ? (known === undefined ? c.declared : known + 4) : 0;
       const was = sizes.get(c.top) ?? { declared: 0, bound: 0, value: 0 };
-      sizes.set(c.top, { declared: was.declared + c.declared, bound: was.bound + bound, value: Math.max(was.value, value) });
+      sizes.set(c.top, {
+        declared: was.declared + c.declared,
+        bound: was.bound + bound,
+        value: Math.max(was.value, value),
+      });
     }
     return sizes;
   });
 }
 
-const FIXED_WIDTH = [DataType.isInt, DataType.isFloat, DataType.isBool, DataType.isDate, DataType.isTimestamp, DataType.isTime, DataType.isDecimal, DataType.isInterval, DataType.isDuration];
+const FIXED_WIDTH = [
+  DataType.isInt,
+  DataType.isFloat,
+  DataType.isBool,
+  DataType.isDate,
+  DataType.isTimestamp,
+  DataType.isTime,
+  DataType.isDecimal,
+  DataType.isInterval,
+  DataType.isDuration,
+];
 
 export interface ChunkSize {
   declared: number;
@@ -108,7 +140,9 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
   try {
     file = await parquet.ParquetFile.fromFile(new Blob([bytes]));
   } catch (error) {
-    throw new GeoParquetReadError(`${where}: cannot read the Parquet footer: ${error instanceof Error ? error.message : String(error)}; the file is truncated or corrupted`);
+    throw new GeoParquetReadError(
+      `${where}: cannot read the Parquet footer: ${error instanceof Error ? error.message : String(error)}; the file is truncated or corrupted`,
+    );
   }
   try {
     const meta = file.metadata();
@@ -116,7 +150,9 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
     const schemaTable = tableFromIPC(wrap(where, "read the schema", () => parquet.readSchema(bytes).intoIPCStream()));
     // Fixed-width values decode to at most 16 bytes each whatever their encoding; only variable-width ones can
     // be repeated from a dictionary into gigabytes.
-    const fixed = new Set(schemaTable.schema.fields.filter((f) => FIXED_WIDTH.some((is) => is(f.type))).map((f) => f.name));
+    const fixed = new Set(
+      schemaTable.schema.fields.filter((f) => FIXED_WIDTH.some((is) => is(f.type))).map((f) => f.name),
+    );
     return {
       rows: fileMeta.numRows(),
       rowGroups: meta.rowGroups().map((g) => g.numRows()),
@@ -137,7 +173,11 @@ export interface GeoParquetContents {
 }
 
 /** Reads a whole GeoParquet file; `rowGroups` limits it to some groups. Schema metadata is stripped. */
-export async function readGeoParquet(bytes: Uint8Array, where: string, options: { rowGroups?: number[]; columns?: string[] } = {}): Promise<GeoParquetContents> {
+export async function readGeoParquet(
+  bytes: Uint8Array,
+  where: string,
+  options: { rowGroups?: number[]; columns?: string[] } = {},
+): Promise<GeoParquetContents> {
   const footer = await readFooter(bytes, where);
   const geo = parseGeoMetadata(footer.keyValue.get("geo"), where);
   const table = await decode(bytes, where, footer, options);
@@ -145,7 +185,11 @@ export async function readGeoParquet(bytes: Uint8Array, where: string, options: 
 }
 
 /** Yields one Arrow table per row group, so a large file never has to be decoded at once. */
-export async function* readRowGroups(bytes: Uint8Array, where: string, options: { columns?: string[] } = {}): AsyncGenerator<{ index: number; firstRow: number; table: Table }> {
+export async function* readRowGroups(
+  bytes: Uint8Array,
+  where: string,
+  options: { columns?: string[] } = {},
+): AsyncGenerator<{ index: number; firstRow: number; table: Table }> {
   const footer = await readFooter(bytes, where);
   let firstRow = 0;
   for (const [index, rows] of footer.rowGroups.entries()) {
@@ -154,27 +198,46 @@ export async function* readRowGroups(bytes: Uint8Array, where: string, options: 
   }
 }
 
-async function decode(bytes: Uint8Array, where: string, footer: ParquetFooter, options: { rowGroups?: number[]; columns?: string[] }): Promise<Table> {
+async function decode(
+  bytes: Uint8Array,
+  where: string,
+  footer: ParquetFooter,
+  options: { rowGroups?: number[]; columns?: string[] },
+): Promise<Table> {
   const groups = options.rowGroups ?? footer.rowGroups.map((_, i) => i);
   const cap = maxDecodeBytes();
-  const sizes = (g: number) => [...(footer.decodedBytes[g] ?? [])].filter(([column]) => !options.columns || options.columns.includes(column)).map(([, s]) => s);
+  const sizes = (g: number) =>
+    [...(footer.decodedBytes[g] ?? [])]
+      .filter(([column]) => !options.columns || options.columns.includes(column))
+      .map(([, s]) => s);
   const declared = groups.reduce((n, g) => n + sizes(g).reduce((m, s) => m + s.declared, 0), 0);
   const bound = groups.reduce((n, g) => n + sizes(g).reduce((m, s) => m + s.bound, 0), 0);
   const refuse = (what: string) =>
-    new GeoParquetReadError(`${where}: refusing to decode ${what}, over the limit of ${mib(cap)} MiB (GEOREFRESH_MAX_DECODE_BYTES). It may be a decompression bomb; if the file is genuine, raise the limit`);
+    new GeoParquetReadError(
+      `${where}: refusing to decode ${what}, over the limit of ${mib(cap)} MiB (GEOREFRESH_MAX_DECODE_BYTES). It may be a decompression bomb; if the file is genuine, raise the limit`,
+    );
   const scope = `${groups.length === 1 ? `row group ${groups[0]}` : `${groups.length} row groups`}${options.columns ? ` of ${options.columns.join(", ")}` : ""}`;
   if (declared > cap) throw refuse(`${mib(declared)} MiB (what the footer declares for ${scope})`);
-  if (bound <= cap) return toTable(wrap(where, "decode the data", () => parquet.readParquet(bytes, { ...options, batchSize: 65_536 }).intoIPCStream()));
+  if (bound <= cap)
+    return toTable(
+      wrap(where, "decode the data", () =>
+        parquet.readParquet(bytes, { ...options, batchSize: 65_536 }).intoIPCStream(),
+      ),
+    );
   // A dictionary may repeat a large value in many rows, so what it decodes to is known only by decoding: stream
   // batches small enough that one cannot pass the limit alone (by the largest a value can be), count, stop.
-  const file = await parquet.ParquetFile.fromFile(new Blob([bytes])).catch((error: unknown) => wrap(where, "read the Parquet footer", () => Promise.reject(error)));
+  const file = await parquet.ParquetFile.fromFile(new Blob([bytes])).catch((error: unknown) =>
+    wrap(where, "read the Parquet footer", () => Promise.reject(error)),
+  );
   const tables: Table[] = [];
   let total = 0;
   try {
     for (const g of groups) {
       const largest = Math.max(1, ...sizes(g).map((s) => s.value));
       const batchSize = Math.max(1, Math.min(65_536, Math.floor(cap / 8 / largest)));
-      const stream = await file.stream({ ...options, rowGroups: [g], batchSize }).catch((error: unknown) => wrap(where, "decode the data", () => Promise.reject(error)));
+      const stream = await file
+        .stream({ ...options, rowGroups: [g], batchSize })
+        .catch((error: unknown) => wrap(where, "decode the data", () => Promise.reject(error)));
       for await (const batch of stream as AsyncIterable<parquet.RecordBatch>) {
         total += batch.getArrayMemorySize();
         if (total > cap) {

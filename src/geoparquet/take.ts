@@ -32,7 +32,11 @@ function gatherInt32(values: Int32Array, order: Uint32Array): Int32Array {
  * Variable-width values in `order`: offsets first, then the bytes. Its own function, so the loops stay optimised
  * for this shape whatever other column types take() sees.
  */
-function gatherBytes(offs: Int32Array, values: Uint8Array, order: Uint32Array): { offsets: Int32Array; out: Uint8Array } {
+function gatherBytes(
+  offs: Int32Array,
+  values: Uint8Array,
+  order: Uint32Array,
+): { offsets: Int32Array; out: Uint8Array } {
   const offsets = new Int32Array(order.length + 1);
   let total = 0;
   for (let i = 0; i < order.length; i++) {
@@ -71,7 +75,15 @@ export function take(input: Vector, order: Uint32Array): Vector {
   if (chunk && (DataType.isBinary(type) || DataType.isUtf8(type)) && chunk.valueOffsets instanceof Int32Array) {
     const { offsets, out } = gatherBytes(chunk.valueOffsets, chunk.values as Uint8Array, order);
     const t = DataType.isBinary(type) ? new Binary() : new Utf8();
-    return makeVector(makeData({ type: t as never, length: order.length, valueOffsets: offsets, data: out, ...takeNulls(chunk, order) }));
+    return makeVector(
+      makeData({
+        type: t as never,
+        length: order.length,
+        valueOffsets: offsets,
+        data: out,
+        ...takeNulls(chunk, order),
+      }),
+    );
   }
   if (chunk && DataType.isBool(type)) {
     const bits = chunk.values as Uint8Array;
@@ -84,9 +96,16 @@ export function take(input: Vector, order: Uint32Array): Vector {
   }
   // Fixed-width values: Data.stride elements per row (1 for ints, floats, dates, times and timestamps in Arrow JS,
   // 64-bit ones as BigInt64Array); gathered straight from the buffer, with a monomorphic loop for the common cases.
-  const isFixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isDate(type) || DataType.isTimestamp(type) || DataType.isTime(type);
+  const isFixed =
+    DataType.isInt(type) ||
+    DataType.isFloat(type) ||
+    DataType.isDate(type) ||
+    DataType.isTimestamp(type) ||
+    DataType.isTime(type);
   if (chunk && isFixed && chunk.values) {
-    const values = chunk.values as unknown as ArrayLike<number> & { constructor: new (n: number) => { [i: number]: number } };
+    const values = chunk.values as unknown as ArrayLike<number> & {
+      constructor: new (n: number) => { [i: number]: number };
+    };
     const stride = chunk.stride;
     let out: ArrayLike<unknown>;
     if (values instanceof Float64Array && stride === 1) out = gatherFloat64(values, order);
@@ -99,7 +118,9 @@ export function take(input: Vector, order: Uint32Array): Vector {
       }
       out = o as unknown as ArrayLike<unknown>;
     }
-    return makeVector(makeData({ type: type as never, length: order.length, data: out as never, ...takeNulls(chunk, order) }));
+    return makeVector(
+      makeData({ type: type as never, length: order.length, data: out as never, ...takeNulls(chunk, order) }),
+    );
   }
   const builder = makeBuilder({ type, nullValues: [null, undefined] });
   for (const i of order) builder.append(plain(vector.get(i)));

@@ -73,7 +73,8 @@ function coveringVector(bboxes: Float64Array, order: Uint32Array): Vector {
     ymin[i] = bboxes[j + 1] as number;
     xmax[i] = bboxes[j + 2] as number;
     ymax[i] = bboxes[j + 3] as number;
-    if (x0 !== x0) nulls++; // NaN: an empty geometry has no extent
+    if (x0 !== x0)
+      nulls++; // NaN: an empty geometry has no extent
     else valid[i >> 3] = (valid[i >> 3] as number) | (1 << (i & 7));
   }
   const names = ["xmin", "ymin", "xmax", "ymax"];
@@ -103,21 +104,40 @@ function overallBBox(bboxes: Float64Array): [number, number, number, number] | u
 export async function writeGeoParquet(input: Table, options: WriteOptions): Promise<WriteResult> {
   const geometryColumn = options.geometryColumn ?? "geometry";
   const rowGroupRows = options.rowGroupRows ?? ROW_GROUP_ROWS;
-  if (rowGroupRows % 1024 !== 0) throw new GeoParquetWriteError(`rowGroupRows must be a multiple of 1024 (got ${rowGroupRows})`);
+  if (rowGroupRows % 1024 !== 0)
+    throw new GeoParquetWriteError(`rowGroupRows must be a multiple of 1024 (got ${rowGroupRows})`);
   const geometry = input.getChild(geometryColumn);
-  if (!geometry) throw new GeoParquetWriteError(`the table has no '${geometryColumn}' column (columns: ${input.schema.fields.map((f) => f.name).join(", ")})`);
+  if (!geometry)
+    throw new GeoParquetWriteError(
+      `the table has no '${geometryColumn}' column (columns: ${input.schema.fields.map((f) => f.name).join(", ")})`,
+    );
   const wkb = binaryColumn(geometry, geometryColumn);
-  if (geometry.nullCount > 0) throw new GeoParquetWriteError(`'${geometryColumn}' has ${geometry.nullCount} null geometries; write an empty geometry instead`);
+  if (geometry.nullCount > 0)
+    throw new GeoParquetWriteError(
+      `'${geometryColumn}' has ${geometry.nullCount} null geometries; write an empty geometry instead`,
+    );
   const stats = options.stats ?? statsFromWkb(wkb.data, wkb.offsets);
 
   const id = options.idColumn ? input.getChild(options.idColumn) : undefined;
-  if (options.idColumn && !id) throw new GeoParquetWriteError(`the id column '${options.idColumn}' is not in the table`);
-  const cmp = (a: unknown, b: unknown) => (a === b ? 0 : a === null || a === undefined ? 1 : b === null || b === undefined ? -1 : (a as number) < (b as number) ? -1 : 1);
+  if (options.idColumn && !id)
+    throw new GeoParquetWriteError(`the id column '${options.idColumn}' is not in the table`);
+  const cmp = (a: unknown, b: unknown) =>
+    a === b
+      ? 0
+      : a === null || a === undefined
+        ? 1
+        : b === null || b === undefined
+          ? -1
+          : (a as number) < (b as number)
+            ? -1
+            : 1;
   const order = hilbertOrder(stats.bboxes, id ? (a, b) => cmp(id.get(a), id.get(b)) : undefined);
 
   // Sorted copies are made one row group at a time: only the order and one group's columns are ever extra.
   // Joined into one chunk once here, not again by take() for every row group.
-  const sources = input.schema.fields.filter((f) => f.name !== COVERING_COLUMN).map((f) => [f.name, compactChunks(input.getChild(f.name) as Vector)] as const);
+  const sources = input.schema.fields
+    .filter((f) => f.name !== COVERING_COLUMN)
+    .map((f) => [f.name, compactChunks(input.getChild(f.name) as Vector)] as const);
   const rowGroup = (start: number, end: number): Table => {
     const rows = order.subarray(start, end);
     const columns: Record<string, Vector> = {};
@@ -128,13 +148,28 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
 
   const bbox = overallBBox(stats.bboxes);
   const geometryTypes = sortGeometryTypes(stats.types);
-  const geo = geoMetadataJson({ column: geometryColumn, types: geometryTypes, bbox, crs: options.crs, coveringColumn: COVERING_COLUMN });
-  const stringColumns = input.schema.fields.filter((f) => f.typeId === 5 /* Utf8 */ && f.name !== geometryColumn).map((f) => f.name);
+  const geo = geoMetadataJson({
+    column: geometryColumn,
+    types: geometryTypes,
+    bbox,
+    crs: options.crs,
+    coveringColumn: COVERING_COLUMN,
+  });
+  const stringColumns = input.schema.fields
+    .filter((f) => f.typeId === 5 /* Utf8 */ && f.name !== geometryColumn)
+    .map((f) => f.name);
   const bytes = await encodeParquet(input.numRows, rowGroup, geo, rowGroupRows, geometryColumn, stringColumns);
   return { bytes, rows: input.numRows, bbox, geometryTypes, geo };
 }
 
-async function encodeParquet(rows: number, rowGroup: (start: number, end: number) => Table, geo: string, rowGroupRows: number, geometryColumn: string, stringColumns: string[]): Promise<Uint8Array> {
+async function encodeParquet(
+  rows: number,
+  rowGroup: (start: number, end: number) => Table,
+  geo: string,
+  rowGroupRows: number,
+  geometryColumn: string,
+  stringColumns: string[],
+): Promise<Uint8Array> {
   let builder = new parquet.WriterPropertiesBuilder()
     .setCreatedBy(WRITER_ID)
     .setCompression(parquet.Compression.ZSTD)

@@ -40,18 +40,28 @@ export function checkPlausibility(input: PlausibilityInput): PlausibilityVerdict
   if (window.length > 0) {
     const m = median(window.map((e) => e.rows));
     if (m > 0 && Math.abs(rows - m) / m > rules.rowTolerance) {
-      problems.push(`${rows} rows vs a median of ${m} over the last ${window.length} versions (more than ±${rules.rowTolerance * 100}%)`);
+      problems.push(
+        `${rows} rows vs a median of ${m} over the last ${window.length} versions (more than ±${rules.rowTolerance * 100}%)`,
+      );
     }
     // A new model or vintage is meant to change the geometry: compare area only with a like-for-like version.
-    const same = (e: ManifestEntry) => e.code_version === input.codeVersion && JSON.stringify(e.pins) === JSON.stringify(input.pins);
+    const same = (e: ManifestEntry) =>
+      e.code_version === input.codeVersion && JSON.stringify(e.pins) === JSON.stringify(input.pins);
     const prev = window.find(same);
-    if (!prev) notes.push(`pins or code changed since the previous version (${JSON.stringify(window[0]?.pins)} → ${JSON.stringify(input.pins)}): area not compared`);
+    if (!prev)
+      notes.push(
+        `pins or code changed since the previous version (${JSON.stringify(window[0]?.pins)} → ${JSON.stringify(input.pins)}): area not compared`,
+      );
     else if (prev.area_m2 > 0 && Math.abs(areaM2 - prev.area_m2) / prev.area_m2 > rules.areaTolerance) {
-      problems.push(`total area ${(areaM2 / 1e6).toFixed(1)} km² vs ${(prev.area_m2 / 1e6).toFixed(1)} km² in the previous like-for-like version (more than ±${rules.areaTolerance * 100}%)`);
+      problems.push(
+        `total area ${(areaM2 / 1e6).toFixed(1)} km² vs ${(prev.area_m2 / 1e6).toFixed(1)} km² in the previous like-for-like version (more than ±${rules.areaTolerance * 100}%)`,
+      );
     }
   }
   if (problems.length === 0) {
-    return window.length === 0 ? { ok: true, status: "first-version", notes: ["first version of this region: nothing to compare with"] } : { ok: true, status: "passed", notes };
+    return window.length === 0
+      ? { ok: true, status: "first-version", notes: ["first version of this region: nothing to compare with"] }
+      : { ok: true, status: "passed", notes };
   }
   if (input.override) return { ok: true, status: "overridden", notes: [...problems, ...notes] };
   return { ok: false, status: "passed", notes: problems };
@@ -69,7 +79,13 @@ export interface KnownManifest {
  * over years of daily history lists a few dozen keys per partition, not the whole region every time. A manifest
  * in `known` whose listed version (S3's ETag) is still the one known is not fetched again.
  */
-export async function regionHistory(store: ObjectStore, prefix: string, date: string, limit: number, known?: ReadonlyMap<string, KnownManifest>): Promise<ManifestEntry[]> {
+export async function regionHistory(
+  store: ObjectStore,
+  prefix: string,
+  date: string,
+  limit: number,
+  known?: ReadonlyMap<string, KnownManifest>,
+): Promise<ManifestEntry[]> {
   let keys: { key: string; version?: string }[] = [];
   const scopes = [date.slice(0, 7), ...(date.slice(5, 7) === "01" ? [] : [date.slice(0, 5)]), ""];
   for (const scope of scopes) {

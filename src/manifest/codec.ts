@@ -19,7 +19,9 @@ const validate = new Ajv2020({ strict: true, allErrors: true }).compile<Manifest
 function check(doc: unknown, where: string): Manifest {
   if (!validate(doc)) {
     const why = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
-    throw new ManifestError(`${where} is not a valid manifest (manifest.schema.json): ${why}. It was left untouched; fix or remove it by hand`);
+    throw new ManifestError(
+      `${where} is not a valid manifest (manifest.schema.json): ${why}. It was left untouched; fix or remove it by hand`,
+    );
   }
   return doc;
 }
@@ -41,18 +43,32 @@ function checkBinding(manifest: Manifest, key: string, where: string): Manifest 
   const p = partitionOfManifestKey(key);
   if (!p) return manifest; // not a partition manifest key (a test's scratch key): nothing to bind to
   const wrong = (what: string) =>
-    new TamperedManifestError(`${where} is a tampered or corrupt manifest: ${what}. Nothing was read through it or changed; restore it from a backup, or delete it so the next run rebuilds the partition`);
-  if (manifest.dataset !== p.dataset || manifest.partition.region !== p.region || manifest.partition.logical_date !== p.date) {
-    throw wrong(`it describes ${manifest.dataset} ${manifest.partition.region} ${manifest.partition.logical_date}, but its key is ${p.dataset} ${p.region} ${p.date}`);
+    new TamperedManifestError(
+      `${where} is a tampered or corrupt manifest: ${what}. Nothing was read through it or changed; restore it from a backup, or delete it so the next run rebuilds the partition`,
+    );
+  if (
+    manifest.dataset !== p.dataset ||
+    manifest.partition.region !== p.region ||
+    manifest.partition.logical_date !== p.date
+  ) {
+    throw wrong(
+      `it describes ${manifest.dataset} ${manifest.partition.region} ${manifest.partition.logical_date}, but its key is ${p.dataset} ${p.region} ${p.date}`,
+    );
   }
   for (const entry of [manifest.current, ...manifest.history]) {
-    if (entry && entry.artifact !== artifactKey(p, entry.key)) throw wrong(`entry ${entry.key} points at ${entry.artifact}, not at this partition's ${artifactKey(p, entry.key)}`);
+    if (entry && entry.artifact !== artifactKey(p, entry.key))
+      throw wrong(
+        `entry ${entry.key} points at ${entry.artifact}, not at this partition's ${artifactKey(p, entry.key)}`,
+      );
   }
   return manifest;
 }
 
 /** The manifest and the version it was read at (for If-Match), or undefined when there is none. */
-export async function readManifest(store: ObjectStore, key: string): Promise<{ manifest: Manifest; version: string } | undefined> {
+export async function readManifest(
+  store: ObjectStore,
+  key: string,
+): Promise<{ manifest: Manifest; version: string } | undefined> {
   let got;
   try {
     got = await store.get(key);
@@ -64,7 +80,9 @@ export async function readManifest(store: ObjectStore, key: string): Promise<{ m
   try {
     doc = JSON.parse(new TextDecoder().decode(got.body));
   } catch (error) {
-    throw new ManifestError(`${store.locate(key)} is not JSON (${(error as Error).message}). It was left untouched; fix or remove it by hand`);
+    throw new ManifestError(
+      `${store.locate(key)} is not JSON (${(error as Error).message}). It was left untouched; fix or remove it by hand`,
+    );
   }
   return { manifest: checkBinding(check(doc, store.locate(key)), key, store.locate(key)), version: got.meta.version };
 }

@@ -18,14 +18,24 @@ import type { Condemnation, Manifest } from "./types.js";
 export type Found = { manifest: Manifest; version: string };
 
 /** The live condemnation in `manifest` that names any of `keys`, if there is one. */
-export function condemning(manifest: Manifest | undefined, keys: readonly string[], now = Date.now()): Condemnation | undefined {
+export function condemning(
+  manifest: Manifest | undefined,
+  keys: readonly string[],
+  now = Date.now(),
+): Condemnation | undefined {
   const gc = manifest?.gc;
   if (!gc || Date.parse(gc.until) <= now) return undefined;
   return gc.keys.some((k) => keys.includes(k)) ? gc : undefined;
 }
 
 /** The manifest a run promotes on must carry no live condemnation of its keys: wait (re-reading) until gc is done. */
-export async function awaitClearance(store: ObjectStore, key: string, start: Found | undefined, keys: readonly string[], pollMs = 100): Promise<Found | undefined> {
+export async function awaitClearance(
+  store: ObjectStore,
+  key: string,
+  start: Found | undefined,
+  keys: readonly string[],
+  pollMs = 100,
+): Promise<Found | undefined> {
   let base = start;
   while (condemning(base?.manifest, keys)) {
     await sleep(pollMs);
@@ -41,17 +51,35 @@ export function sameState(a: Manifest | undefined, b: Manifest | undefined): boo
 }
 
 function emptyManifest(p: Partition): Manifest {
-  return { format: "georefresh.manifest/1", dataset: p.dataset, partition: { region: p.region, logical_date: p.date }, current: null, history: [], retired: null };
+  return {
+    format: "georefresh.manifest/1",
+    dataset: p.dataset,
+    partition: { region: p.region, logical_date: p.date },
+    current: null,
+    history: [],
+    retired: null,
+  };
 }
 
 /**
  * Writes a condemnation of `keys` on exactly the version `found` (created, when the partition has no manifest).
  * Returns the new version, or undefined when the manifest moved meanwhile: then nothing may be deleted.
  */
-export async function condemn(store: ObjectStore, key: string, partition: Partition, found: Found | undefined, gc: Condemnation): Promise<string | undefined> {
+export async function condemn(
+  store: ObjectStore,
+  key: string,
+  partition: Partition,
+  found: Found | undefined,
+  gc: Condemnation,
+): Promise<string | undefined> {
   const next: Manifest = { ...(found?.manifest ?? emptyManifest(partition)), gc };
   try {
-    return (await store.put(key, encodeManifest(next, store.locate(key)), { mode: found ? { update: found.version } : "create", contentType: "application/json" })).version;
+    return (
+      await store.put(key, encodeManifest(next, store.locate(key)), {
+        mode: found ? { update: found.version } : "create",
+        contentType: "application/json",
+      })
+    ).version;
   } catch (error) {
     if (error instanceof AlreadyExistsError || error instanceof PreconditionFailedError) return undefined;
     throw error;
@@ -65,7 +93,10 @@ export async function clearCondemnation(store: ObjectStore, key: string, by: str
     if (!found || found.manifest.gc?.by !== by) return;
     const { gc: _ours, ...rest } = found.manifest;
     try {
-      await store.put(key, encodeManifest(rest, store.locate(key)), { mode: { update: found.version }, contentType: "application/json" });
+      await store.put(key, encodeManifest(rest, store.locate(key)), {
+        mode: { update: found.version },
+        contentType: "application/json",
+      });
       return;
     } catch (error) {
       if (!(error instanceof PreconditionFailedError)) throw error;

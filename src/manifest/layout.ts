@@ -1,4 +1,3 @@
-
 /**
  * Where everything lives in the store. Partitions are Hive-style (region=…/date=…) so DuckDB and friends can
  * read a dataset's artifacts with partition columns; one manifest per partition keeps a 1,000-partition
@@ -24,12 +23,21 @@ export class PartitionNameError extends Error {
 
 /** Dataset and region names become key segments: checked here, before any key is built from them. */
 export function checkPartition(p: Partition): Partition {
-  for (const [what, value] of [["dataset", p.dataset], ["region", p.region]] as const) {
+  for (const [what, value] of [
+    ["dataset", p.dataset],
+    ["region", p.region],
+  ] as const) {
     if (!NAME.test(value)) {
-      throw new PartitionNameError(`${what} name ${JSON.stringify(value)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (starting with a letter or digit); no '/', '..' or control characters`);
+      throw new PartitionNameError(
+        `${what} name ${JSON.stringify(value)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (starting with a letter or digit); no '/', '..' or control characters`,
+      );
     }
   }
-  if (!DATE.test(p.date) || Number.isNaN(Date.parse(`${p.date}T00:00:00Z`)) || new Date(`${p.date}T00:00:00Z`).toISOString().slice(0, 10) !== p.date) {
+  if (
+    !DATE.test(p.date) ||
+    Number.isNaN(Date.parse(`${p.date}T00:00:00Z`)) ||
+    new Date(`${p.date}T00:00:00Z`).toISOString().slice(0, 10) !== p.date
+  ) {
     throw new PartitionNameError(`logical date ${JSON.stringify(p.date)} is not a calendar date YYYY-MM-DD`);
   }
   return p;
@@ -38,10 +46,12 @@ export function checkPartition(p: Partition): Partition {
 export const partitionPath = (p: Partition) => `region=${p.region}/date=${p.date}`;
 export const artifactKey = (p: Partition, key: string) => `artifacts/${p.dataset}/${partitionPath(p)}/${key}.parquet`;
 /** Every artifact of a region in the month of `p.date`: the unit an ArtifactIndex lists. */
-export const artifactMonthPrefix = (p: Partition) => `artifacts/${p.dataset}/region=${p.region}/date=${p.date.slice(0, 7)}-`;
+export const artifactMonthPrefix = (p: Partition) =>
+  `artifacts/${p.dataset}/region=${p.region}/date=${p.date.slice(0, 7)}-`;
 export const tempKey = (p: Partition, runId: string, key: string) => `_tmp/${p.dataset}/${runId}/${key}.parquet`;
 export const manifestKey = (p: Partition) => `manifests/${p.dataset}/${partitionPath(p)}.json`;
-export const manifestPrefix = (dataset: string, region?: string) => `manifests/${dataset}/${region ? `region=${region}/` : ""}`;
+export const manifestPrefix = (dataset: string, region?: string) =>
+  `manifests/${dataset}/${region ? `region=${region}/` : ""}`;
 
 /** Parses a manifest key back into its partition. */
 export function partitionOfManifestKey(key: string): Partition | undefined {

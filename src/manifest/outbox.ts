@@ -32,7 +32,10 @@ export interface OutboxRecord {
 export const outboxPrefix = (dataset?: string) => `outbox/${dataset ? `${dataset}/` : ""}`;
 
 export function outboxId(dataset: string, region: string, date: string, sha256: string): string {
-  return createHash("sha256").update(JSON.stringify([dataset, region, date, sha256])).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(JSON.stringify([dataset, region, date, sha256]))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 export const outboxKey = (dataset: string, id: string) => `${outboxPrefix(dataset)}${id}.json`;
@@ -49,7 +52,8 @@ export function encodeRecord(r: OutboxRecord): Uint8Array {
 export function decodeRecord(bytes: Uint8Array, where: string): OutboxRecord {
   try {
     const r = JSON.parse(new TextDecoder().decode(bytes)) as OutboxRecord;
-    if (typeof r.event?.id !== "string" || !["pending", "sent", "void"].includes(r.status)) throw new Error("missing event.id or status");
+    if (typeof r.event?.id !== "string" || !["pending", "sent", "void"].includes(r.status))
+      throw new Error("missing event.id or status");
     return r;
   } catch (error) {
     throw new Error(`${where} is not an outbox record (${(error as Error).message}); left untouched`);
@@ -59,13 +63,20 @@ export function decodeRecord(bytes: Uint8Array, where: string): OutboxRecord {
 /** Records the event for a change; a second call for the same change finds it there and succeeds. */
 export async function recordEvent(store: ObjectStore, event: OutboxEvent): Promise<void> {
   try {
-    await store.put(outboxKey(event.dataset, event.id), encodeRecord({ event, status: "pending", attempts: 0, last_error: null, claimed_until: null }), { mode: "create", contentType: "application/json" });
+    await store.put(
+      outboxKey(event.dataset, event.id),
+      encodeRecord({ event, status: "pending", attempts: 0, last_error: null, claimed_until: null }),
+      { mode: "create", contentType: "application/json" },
+    );
   } catch (error) {
     if (!(error instanceof AlreadyExistsError)) throw error;
   }
 }
 
-export async function readRecord(store: ObjectStore, key: string): Promise<{ record: OutboxRecord; version: string } | undefined> {
+export async function readRecord(
+  store: ObjectStore,
+  key: string,
+): Promise<{ record: OutboxRecord; version: string } | undefined> {
   try {
     const got = await store.get(key);
     return { record: decodeRecord(got.body, store.locate(key)), version: got.meta.version };

@@ -50,14 +50,18 @@ export async function promote(
     ...(live ? { gc: live } : {}),
   };
   try {
-    const { version } = await store.put(key, encodeManifest(next, store.locate(key)), { mode: start ? { update: start.version } : "create", contentType: "application/json" });
+    const { version } = await store.put(key, encodeManifest(next, store.locate(key)), {
+      mode: start ? { update: start.version } : "create",
+      contentType: "application/json",
+    });
     return { outcome: "promoted", version };
   } catch (error) {
     if (!(error instanceof AlreadyExistsError || error instanceof PreconditionFailedError)) throw error;
     const now = await readManifest(store, key);
     if (sameState(now?.manifest, start?.manifest)) return { outcome: "moved", now };
     // A twin (an engine starting one task twice) promoted exactly these bytes: nothing is lost or left to do.
-    if (now?.manifest.current?.sha256 === entry.sha256) return { outcome: "unchanged", current: now.manifest.current, version: now.version };
+    if (now?.manifest.current?.sha256 === entry.sha256)
+      return { outcome: "unchanged", current: now.manifest.current, version: now.version };
     return { outcome: "superseded", current: now?.manifest.current ?? null };
   }
 }

@@ -17,7 +17,14 @@ export async function retireMissing(
     if (keep.has(m.region)) continue;
     const found = await readManifest(store, m.key);
     if (!found || found.manifest.retired) continue;
-    const next = { ...found.manifest, retired: { run_id: runId, reason: `region '${m.region}' is no longer in the task's complete region list`, logical_date: m.date } };
+    const next = {
+      ...found.manifest,
+      retired: {
+        run_id: runId,
+        reason: `region '${m.region}' is no longer in the task's complete region list`,
+        logical_date: m.date,
+      },
+    };
     try {
       await store.put(m.key, encodeManifest(next, store.locate(m.key)), { mode: { update: found.version } });
       retired.push(m.key);

@@ -24,7 +24,12 @@ export interface ArtifactFacts {
  * finite and inside the CRS domain; the footer's geometry_types and bbox match the rows. Returns the facts the
  * manifest records, with every problem found (empty when the artifact may be published).
  */
-export async function inspectArtifact(bytes: Uint8Array, where: string, storageCrs: Crs, validator: GeometryValidator): Promise<ArtifactFacts> {
+export async function inspectArtifact(
+  bytes: Uint8Array,
+  where: string,
+  storageCrs: Crs,
+  validator: GeometryValidator,
+): Promise<ArtifactFacts> {
   const { table, geo } = await readGeoParquet(bytes, where);
   const problems: string[] = [];
   const column = geo.columns[geo.primary_column] ?? { encoding: "WKB", geometry_types: [] };
@@ -44,7 +49,8 @@ export async function inspectArtifact(bytes: Uint8Array, where: string, storageC
   let areaM2 = 0;
   const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
   if (issues.length === 0) {
-    for (let i = 0; i < table.numRows; i++) areaM2 += wkbEqualAreaArea(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), storageCrs, i);
+    for (let i = 0; i < table.numRows; i++)
+      areaM2 += wkbEqualAreaArea(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), storageCrs, i);
   }
   const declared = column.bbox as number[] | undefined;
   const covering = table.getChild("bbox");
@@ -57,7 +63,8 @@ export async function inspectArtifact(bytes: Uint8Array, where: string, storageC
     bbox[3] = Math.max(bbox[3], b.ymax);
   }
   const dataBox = bbox[0] <= bbox[2] ? bbox : null;
-  if (JSON.stringify(declared ?? null) !== JSON.stringify(dataBox)) problems.push(`footer bbox ${JSON.stringify(declared)} differs from the rows' ${JSON.stringify(dataBox)}`);
+  if (JSON.stringify(declared ?? null) !== JSON.stringify(dataBox))
+    problems.push(`footer bbox ${JSON.stringify(declared)} differs from the rows' ${JSON.stringify(dataBox)}`);
   return {
     sha256: sha256Hex(bytes),
     bytes: bytes.byteLength,

@@ -63,7 +63,15 @@ export interface BackfillSummary {
 /** Refreshes every region × logical date with bounded concurrency; validation runs on worker threads. */
 export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> {
   const partitions = await plannedPartitions(opts);
-  const counts: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 0, invalid: 0, blocked: 0, failed: 0 };
+  const counts: Record<Outcome, number> = {
+    promoted: 0,
+    reconciled: 0,
+    unchanged: 0,
+    superseded: 0,
+    invalid: 0,
+    blocked: 0,
+    failed: 0,
+  };
   const results: RefreshResult[] = new Array(partitions.length);
   const runId = randomUUID();
   const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length));
@@ -84,7 +92,12 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     const region = known.get(p.region);
     if (!region) return new Map();
     const before = manifestKey(p);
-    return new Map([...region].filter(([k]) => k < before).sort((a, b) => (a[0] < b[0] ? 1 : -1)).slice(0, window + 1));
+    return new Map(
+      [...region]
+        .filter(([k]) => k < before)
+        .sort((a, b) => (a[0] < b[0] ? 1 : -1))
+        .slice(0, window + 1),
+    );
   };
   const runner = runnerFor({ opts, artifactIndex, runId, concurrency, total: partitions.length });
   // A region's dates run one after another (regions run side by side), so each partition's plausibility check
@@ -119,9 +132,17 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   // Tombstones: only a run over the full, complete region list that finished every partition may retire.
   const notStarted = partitions.length - done;
   const finished = counts.failed + counts.invalid === 0 && notStarted === 0;
-  const retired = finished && !retirementBlocked(opts.task, { regions: opts.regions, sharded: Boolean(opts.shard) })
-    ? await retireRegions(opts.store, opts.dataset, opts.task, new Set(partitions.map((p) => p.date)), runId)
-    : [];
+  const retired =
+    finished && !retirementBlocked(opts.task, { regions: opts.regions, sharded: Boolean(opts.shard) })
+      ? await retireRegions(opts.store, opts.dataset, opts.task, new Set(partitions.map((p) => p.date)), runId)
+      : [];
   const stopped = notStarted === 0 ? undefined : storeFailed ? "store" : "signal";
-  return { total: partitions.length, counts, results: notStarted ? results.filter(Boolean) : results, retired, notStarted, ...(stopped ? { stopped } : {}) };
+  return {
+    total: partitions.length,
+    counts,
+    results: notStarted ? results.filter(Boolean) : results,
+    retired,
+    notStarted,
+    ...(stopped ? { stopped } : {}),
+  };
 }

@@ -17,7 +17,10 @@ function calendarDate(text: string, what: string): Date {
 export function trailingFrom(to: string, n: number, cadence: "daily" | "monthly"): string {
   const end = calendarDate(to, "--to");
   if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`--trailing ${n}: expected a whole number ≥ 1`);
-  const from = cadence === "daily" ? new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), end.getUTCDate() - (n - 1))) : new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - (n - 1), 1));
+  const from =
+    cadence === "daily"
+      ? new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), end.getUTCDate() - (n - 1)))
+      : new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - (n - 1), 1));
   return from.toISOString().slice(0, 10);
 }
 

@@ -23,10 +23,17 @@ export class ComputeOutputError extends Error {
   }
 }
 
-const ARROW_NAME: Record<ColumnSpec["type"], string> = { string: "Utf8", float64: "Float64", int32: "Int32", int64: "Int64", bool: "Bool" };
+const ARROW_NAME: Record<ColumnSpec["type"], string> = {
+  string: "Utf8",
+  float64: "Float64",
+  int32: "Int32",
+  int64: "Int64",
+  bool: "Bool",
+};
 
 /** Arrow objects are recognised by shape, so a task bundling its own copy of apache-arrow still works. */
-const isArrow = (b: unknown): b is Table | RecordBatch => typeof b === "object" && b !== null && "schema" in b && "numRows" in b;
+const isArrow = (b: unknown): b is Table | RecordBatch =>
+  typeof b === "object" && b !== null && "schema" in b && "numRows" in b;
 
 async function gather(out: ComputeOutput): Promise<ComputeBatch[]> {
   if (typeof out === "object" && out !== null && Symbol.asyncIterator in out) {
@@ -44,7 +51,10 @@ function signature(b: Table | RecordBatch): string {
 function arrowTable(batches: (Table | RecordBatch)[]): Table {
   const first = batches[0] as Table | RecordBatch;
   batches.forEach((b, i) => {
-    if (signature(b) !== signature(first)) throw new ComputeOutputError(`compute's batch ${i} has columns (${signature(b)}) but batch 0 has (${signature(first)}); every batch needs the same schema`);
+    if (signature(b) !== signature(first))
+      throw new ComputeOutputError(
+        `compute's batch ${i} has columns (${signature(b)}) but batch 0 has (${signature(first)}); every batch needs the same schema`,
+      );
   });
   if (batches.length === 1 && "batches" in first) return first;
   return new Table(batches.flatMap((b) => ("batches" in b ? b.batches : [b])));
@@ -53,8 +63,14 @@ function arrowTable(batches: (Table | RecordBatch)[]): Table {
 function checkDeclared(table: Table, columns: ColumnSpec[] | undefined): void {
   for (const c of columns ?? []) {
     const field = table.schema.fields.find((f) => f.name === c.name);
-    if (!field) throw new ComputeOutputError(`compute's Arrow output has no column '${c.name}', which the task declares (columns: ${signature(table)})`);
-    if (String(field.type) !== ARROW_NAME[c.type]) throw new ComputeOutputError(`column '${c.name}' is ${String(field.type)} in compute's Arrow output, but the task declares ${c.type}`);
+    if (!field)
+      throw new ComputeOutputError(
+        `compute's Arrow output has no column '${c.name}', which the task declares (columns: ${signature(table)})`,
+      );
+    if (String(field.type) !== ARROW_NAME[c.type])
+      throw new ComputeOutputError(
+        `column '${c.name}' is ${String(field.type)} in compute's Arrow output, but the task declares ${c.type}`,
+      );
   }
 }
 
@@ -63,18 +79,27 @@ function checkDeclared(table: Table, columns: ColumnSpec[] | undefined): void {
  * ISO WKB in the storage CRS (reprojected coordinate by coordinate, without building geometry objects), plus
  * the per-row stats the writer would otherwise recompute. Features and Arrow batches cannot be mixed.
  */
-export async function tableFromCompute(out: ComputeOutput, opts: { columns?: ColumnSpec[]; from: Crs; to: Crs }): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string> } }> {
+export async function tableFromCompute(
+  out: ComputeOutput,
+  opts: { columns?: ColumnSpec[]; from: Crs; to: Crs },
+): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string> } }> {
   const batches = await gather(out);
   const transform = opts.from.proj4 === opts.to.proj4 ? undefined : transformer(opts.from, opts.to);
   const arrow = batches.filter(isArrow);
-  if (arrow.length > 0 && arrow.length < batches.length) throw new ComputeOutputError("compute yielded both features and Arrow batches; yield one kind");
-  for (const [i, b] of batches.entries()) if (!isArrow(b) && !Array.isArray(b)) throw new ComputeOutputError(`compute's batch ${i} is neither an array of features nor an Arrow table or record batch`);
+  if (arrow.length > 0 && arrow.length < batches.length)
+    throw new ComputeOutputError("compute yielded both features and Arrow batches; yield one kind");
+  for (const [i, b] of batches.entries())
+    if (!isArrow(b) && !Array.isArray(b))
+      throw new ComputeOutputError(
+        `compute's batch ${i} is neither an array of features nor an Arrow table or record batch`,
+      );
 
   let table: Table;
   let geometry: Vector;
   try {
     if (arrow.length === 0) {
-      const features = (batches as Feature[][]).length === 1 ? (batches[0] as Feature[]) : (batches as Feature[][]).flat();
+      const features =
+        (batches as Feature[][]).length === 1 ? (batches[0] as Feature[]) : (batches as Feature[][]).flat();
       const encoded = featuresToTable(features, opts.columns, GEOMETRY_COLUMN);
       // Features are encoded canonical already; only a reprojection needs a second pass over the WKB.
       if (!transform) return encoded;
@@ -84,8 +109,14 @@ export async function tableFromCompute(out: ComputeOutput, opts: { columns?: Col
       checkDeclared(table, opts.columns);
     }
     const found = table.getChild(GEOMETRY_COLUMN);
-    if (!found) throw new ComputeOutputError(`compute's Arrow output has no '${GEOMETRY_COLUMN}' column of WKB (columns: ${signature(table)})`);
-    if (found.nullCount > 0) throw new ComputeOutputError(`compute's '${GEOMETRY_COLUMN}' column has ${found.nullCount} null values; write an empty geometry instead`);
+    if (!found)
+      throw new ComputeOutputError(
+        `compute's Arrow output has no '${GEOMETRY_COLUMN}' column of WKB (columns: ${signature(table)})`,
+      );
+    if (found.nullCount > 0)
+      throw new ComputeOutputError(
+        `compute's '${GEOMETRY_COLUMN}' column has ${found.nullCount} null values; write an empty geometry instead`,
+      );
     geometry = found;
   } catch (error) {
     if (error instanceof FeatureSchemaError) throw new ComputeOutputError(error.message);
@@ -96,10 +127,15 @@ export async function tableFromCompute(out: ComputeOutput, opts: { columns?: Col
     const { data, offsets } = binaryColumn(geometry, GEOMETRY_COLUMN);
     wkb = rewriteWkbColumn(data, offsets, transform);
   } catch (error) {
-    if (error instanceof WkbError || (error as Error).name === "GeometryColumnError") throw new ComputeOutputError(`compute returned a bad geometry column: ${(error as Error).message}`);
+    if (error instanceof WkbError || (error as Error).name === "GeometryColumnError")
+      throw new ComputeOutputError(`compute returned a bad geometry column: ${(error as Error).message}`);
     throw error;
   }
   const columns: Record<string, Vector> = {};
-  for (const field of table.schema.fields) columns[field.name] = field.name === GEOMETRY_COLUMN ? makeVector(makeData({ type: new Binary(), length: table.numRows, valueOffsets: wkb.offsets, data: wkb.data })) : (table.getChild(field.name) as Vector);
+  for (const field of table.schema.fields)
+    columns[field.name] =
+      field.name === GEOMETRY_COLUMN
+        ? makeVector(makeData({ type: new Binary(), length: table.numRows, valueOffsets: wkb.offsets, data: wkb.data }))
+        : (table.getChild(field.name) as Vector);
   return { table: new Table(columns), stats: { bboxes: wkb.bboxes, types: wkb.types } };
 }

@@ -31,7 +31,9 @@ async function readJson(path: string, what: string): Promise<unknown> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code}); pass --config or create it`);
+    throw new ConfigError(
+      `${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code}); pass --config or create it`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -51,20 +53,34 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
   const full = resolve(path);
   const base = dirname(full);
   const doc = (await readJson(full, "config")) as { store?: unknown; versions?: unknown; datasets?: unknown };
-  if (typeof doc.datasets !== "object" || doc.datasets === null) throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
+  if (typeof doc.datasets !== "object" || doc.datasets === null)
+    throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
   const store = storeOverride ?? (typeof doc.store === "string" ? doc.store : undefined);
   if (!store) throw new ConfigError(`${full}: "store" is missing (a directory, file://, memory:// or s3:// URL)`);
-  const versions = doc.versions === undefined ? {} : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
+  const versions =
+    doc.versions === undefined
+      ? {}
+      : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
   const datasets: Config["datasets"] = {};
   for (const name of Object.keys(doc.datasets as object)) {
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(name)) {
-      throw new ConfigError(`${full}: dataset name ${JSON.stringify(name)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (no '/', '..' or control characters)`);
+      throw new ConfigError(
+        `${full}: dataset name ${JSON.stringify(name)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (no '/', '..' or control characters)`,
+      );
     }
   }
-  for (const [name, raw] of Object.entries(doc.datasets as Record<string, { task?: string; module?: string; export?: string; params?: Record<string, unknown> }>)) {
+  for (const [name, raw] of Object.entries(
+    doc.datasets as Record<
+      string,
+      { task?: string; module?: string; export?: string; params?: Record<string, unknown> }
+    >,
+  )) {
     let ref: TaskRef;
     if (raw.task) {
-      if (!builtins.tasks[raw.task]) throw new ConfigError(`${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`);
+      if (!builtins.tasks[raw.task])
+        throw new ConfigError(
+          `${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`,
+        );
       ref = { module: builtins.module, export: builtins.export, key: raw.task };
     } else if (raw.module) {
       ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };

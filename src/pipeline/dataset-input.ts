@@ -32,10 +32,16 @@ function parseDatasetInput(uri: string, partition?: Partition): Partition {
   const m = /^dataset:([^?]*)(?:\?(.*))?$/.exec(uri);
   const query = new URLSearchParams(m?.[2] ?? "");
   const unknown = [...query.keys()].filter((k) => k !== "region" && k !== "date");
-  if (!m || unknown.length) throw new InputIdentityError(`input ${uri}: expected dataset:<name> or dataset:<name>?region=R&date=YYYY-MM-DD${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+  if (!m || unknown.length)
+    throw new InputIdentityError(
+      `input ${uri}: expected dataset:<name> or dataset:<name>?region=R&date=YYYY-MM-DD${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`,
+    );
   const region = query.get("region") ?? partition?.region;
   const date = query.get("date") ?? partition?.date;
-  if (region === undefined || date === undefined) throw new InputIdentityError(`input ${uri}: name the region and date (dataset:<name>?region=R&date=D) outside a partition`);
+  if (region === undefined || date === undefined)
+    throw new InputIdentityError(
+      `input ${uri}: name the region and date (dataset:<name>?region=R&date=D) outside a partition`,
+    );
   try {
     return checkPartition({ dataset: m[1] as string, region, date });
   } catch (error) {
@@ -49,7 +55,9 @@ export async function resolveDatasetInput(uri: string, store: ObjectStore): Prom
   const current = found?.manifest.current;
   if (!current || found?.manifest.retired) {
     const why = !found ? "has no manifest" : found.manifest.retired ? "is retired" : "has nothing promoted";
-    throw new UpstreamMissingError(`upstream ${upstream.dataset} ${upstream.region} ${upstream.date} ${why}: run its backfill first (georefresh backfill --dataset ${upstream.dataset} …); nothing was written, a re-run picks it up`);
+    throw new UpstreamMissingError(
+      `upstream ${upstream.dataset} ${upstream.region} ${upstream.date} ${why}: run its backfill first (georefresh backfill --dataset ${upstream.dataset} …); nothing was written, a re-run picks it up`,
+    );
   }
   const identity = `sha256:${current.sha256}`;
   return {
@@ -57,7 +65,10 @@ export async function resolveDatasetInput(uri: string, store: ObjectStore): Prom
     identity,
     async read() {
       const bytes = (await store.get(current.artifact)).body;
-      if (`sha256:${sha256Hex(bytes)}` !== identity) throw new InputIdentityError(`input ${uri}: ${store.locate(current.artifact)} does not hold the bytes its manifest names (${identity}); the store was altered`);
+      if (`sha256:${sha256Hex(bytes)}` !== identity)
+        throw new InputIdentityError(
+          `input ${uri}: ${store.locate(current.artifact)} does not hold the bytes its manifest names (${identity}); the store was altered`,
+        );
       return bytes;
     },
   };

@@ -46,7 +46,13 @@ export function webhookTarget(webhook: string): { url: string; authorization?: s
  * answers 200, and a 307/308 would hand the signed body and Idempotency-Key to whatever host it names. Only a
  * 2xx from the configured URL counts as delivered.
  */
-async function post(target: { url: string; authorization?: string }, body: string, id: string, secret: string | undefined, timeoutMs: number): Promise<{ ok: boolean; retry: boolean; detail: string }> {
+async function post(
+  target: { url: string; authorization?: string },
+  body: string,
+  id: string,
+  secret: string | undefined,
+  timeoutMs: number,
+): Promise<{ ok: boolean; retry: boolean; detail: string }> {
   try {
     const res = await fetch(target.url, {
       method: "POST",
@@ -64,12 +70,30 @@ async function post(target: { url: string; authorization?: string }, body: strin
     if (res.status >= 200 && res.status < 300) return { ok: true, retry: false, detail: `HTTP ${res.status}` };
     if (res.status >= 300 && res.status < 400) {
       const location = res.headers.get("location");
-      return { ok: false, retry: false, detail: redact(`HTTP ${res.status} redirect to ${location ?? "(no Location)"} — not followed; point --webhook at the final URL`) };
+      return {
+        ok: false,
+        retry: false,
+        detail: redact(
+          `HTTP ${res.status} redirect to ${location ?? "(no Location)"} — not followed; point --webhook at the final URL`,
+        ),
+      };
     }
-    return { ok: false, retry: res.status >= 500 || res.status === 429 || res.status === 408, detail: `HTTP ${res.status}` };
+    return {
+      ok: false,
+      retry: res.status >= 500 || res.status === 429 || res.status === 408,
+      detail: `HTTP ${res.status}`,
+    };
   } catch (error) {
     const e = error as Error & { cause?: { code?: string } };
-    return { ok: false, retry: true, detail: redact(e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`) };
+    return {
+      ok: false,
+      retry: true,
+      detail: redact(
+        e.name === "TimeoutError"
+          ? `no answer within ${timeoutMs} ms`
+          : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`,
+      ),
+    };
   }
 }
 
@@ -80,7 +104,13 @@ async function post(target: { url: string; authorization?: string }, body: strin
  * success is recorded by conditional write too.
  */
 export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): Promise<DeliveryReport> {
-  const counts: Record<DeliveryStatus, number> = { sent: 0, "already-sent": 0, waiting: 0, failed: 0, "claimed-elsewhere": 0 };
+  const counts: Record<DeliveryStatus, number> = {
+    sent: 0,
+    "already-sent": 0,
+    waiting: 0,
+    failed: 0,
+    "claimed-elsewhere": 0,
+  };
   const events: DeliveryReport["events"] = [];
   const note = (id: string, status: DeliveryStatus, detail?: string) => {
     counts[status]++;
@@ -98,13 +128,20 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       if (!found || found.record.status === "void") continue;
       const { event } = found.record;
       if (!isBound(key, event)) {
-        throw new Error(`${store.locate(key)} is not the event its key names (tampered or corrupt); it was left untouched`);
+        throw new Error(
+          `${store.locate(key)} is not the event its key names (tampered or corrupt); it was left untouched`,
+        );
       }
       if (found.record.status === "sent") {
         note(event.id, "already-sent");
         continue;
       }
-      manifest = (await readManifest(store, manifestKey({ dataset: event.dataset, region: event.region, date: event.logical_date })))?.manifest;
+      manifest = (
+        await readManifest(
+          store,
+          manifestKey({ dataset: event.dataset, region: event.region, date: event.logical_date }),
+        )
+      )?.manifest;
     } catch (error) {
       if (isStoreError(error) && !isStoreError(error, "SpecialFile")) throw error;
       note(key, "failed", error instanceof Error ? error.message : String(error));
@@ -113,7 +150,11 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
     const { event } = found.record;
     const happened = manifest && [manifest.current, ...manifest.history].some((e) => e?.sha256 === event.sha256);
     if (!happened) {
-      note(event.id, "waiting", "its change is not in the manifest (not promoted yet, or lost its race; gc removes stale ones)");
+      note(
+        event.id,
+        "waiting",
+        "its change is not in the manifest (not promoted yet, or lost its race; gc removes stale ones)",
+      );
       continue;
     }
     // Claim by a conditional write with a lease: of two deliverers racing for this event only one posts it, and
@@ -127,7 +168,11 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
     const timeoutMs = opts.timeoutMs ?? 10_000;
     const lease = attempts * timeoutMs + (opts.backoffMs ?? 200) * 2 ** attempts * 1.5 + 30_000;
     let version: string;
-    const claimed: OutboxRecord = { ...found.record, attempts: found.record.attempts + 1, claimed_until: new Date(now + lease).toISOString() };
+    const claimed: OutboxRecord = {
+      ...found.record,
+      attempts: found.record.attempts + 1,
+      claimed_until: new Date(now + lease).toISOString(),
+    };
     try {
       version = (await store.put(key, encodeRecord(claimed), { mode: { update: found.version } })).version;
     } catch (error) {
@@ -141,7 +186,9 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       if (attempt > 0) await sleep((opts.backoffMs ?? 200) * 2 ** (attempt - 1) * (0.5 + Math.random()));
       outcome = await post(target, body, event.id, opts.secret, timeoutMs);
     }
-    const next: OutboxRecord = outcome.ok ? { ...claimed, status: "sent", last_error: null, claimed_until: null } : { ...claimed, last_error: outcome.detail, claimed_until: null };
+    const next: OutboxRecord = outcome.ok
+      ? { ...claimed, status: "sent", last_error: null, claimed_until: null }
+      : { ...claimed, last_error: outcome.detail, claimed_until: null };
     try {
       await store.put(key, encodeRecord(next), { mode: { update: version } });
     } catch (error) {

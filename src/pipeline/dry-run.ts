@@ -44,13 +44,19 @@ export async function planPartition(opts: RefreshOptions, run: RunContext = {}):
     const current = p.start?.manifest.current ?? undefined;
     const exists = await artifactExists(opts, run, p.aKey);
     const base = { partition, key: p.key, ...(current ? { currentKey: current.key } : {}) };
-    if (current?.key === p.key) return { ...base, status: exists ? "unchanged" : "missing-artifact", reasons: exists ? [] : [`${p.aKey} is missing`] };
+    if (current?.key === p.key)
+      return {
+        ...base,
+        status: exists ? "unchanged" : "missing-artifact",
+        reasons: exists ? [] : [`${p.aKey} is missing`],
+      };
     const reasons: string[] = [];
     if (current) {
       const code = `${task.name}@${task.version}`;
       if (current.code_version !== code) reasons.push(`code ${current.code_version} → ${code}`);
       for (const name of new Set([...Object.keys(current.pins), ...Object.keys(p.pins)])) {
-        if (current.pins[name] !== p.pins[name]) reasons.push(`pin ${name} ${current.pins[name] ?? "(none)"} → ${p.pins[name] ?? "(none)"}`);
+        if (current.pins[name] !== p.pins[name])
+          reasons.push(`pin ${name} ${current.pins[name] ?? "(none)"} → ${p.pins[name] ?? "(none)"}`);
       }
       for (const name of new Set([...Object.keys(current.inputs), ...Object.keys(p.inputs)])) {
         const was = current.inputs[name]?.identity;
@@ -62,14 +68,28 @@ export async function planPartition(opts: RefreshOptions, run: RunContext = {}):
     return { ...base, status: exists ? "reconcile" : current ? "changed" : "new", reasons };
   } catch (error) {
     const storeProblem = isStoreUnusable(error);
-    return { partition, status: "error", reasons: [error instanceof Error ? error.message : String(error)], ...(storeProblem ? { storeProblem, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}) };
+    return {
+      partition,
+      status: "error",
+      reasons: [error instanceof Error ? error.message : String(error)],
+      ...(storeProblem ? { storeProblem, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}),
+    };
   }
 }
 
 /** `backfill --dry-run`: the plan of every partition the backfill would visit. Reads only; writes nothing. */
-export async function planBackfill(opts: BackfillOptions & { onPlan?: (plan: PartitionPlan, done: number, total: number) => void }): Promise<BackfillPlan> {
+export async function planBackfill(
+  opts: BackfillOptions & { onPlan?: (plan: PartitionPlan, done: number, total: number) => void },
+): Promise<BackfillPlan> {
   const partitions = await plannedPartitions(opts);
-  const counts: Record<PlanStatus, number> = { unchanged: 0, new: 0, changed: 0, reconcile: 0, "missing-artifact": 0, error: 0 };
+  const counts: Record<PlanStatus, number> = {
+    unchanged: 0,
+    new: 0,
+    changed: 0,
+    reconcile: 0,
+    "missing-artifact": 0,
+    error: 0,
+  };
   const plans: PartitionPlan[] = new Array(partitions.length);
   const artifactIndex = ArtifactIndex.for(opts.store, partitions);
   const inputCache = new Map<string, Promise<ResolvedInput>>();
@@ -77,7 +97,16 @@ export async function planBackfill(opts: BackfillOptions & { onPlan?: (plan: Par
   let done = 0;
   const lane = async () => {
     for (let i = next++; i < partitions.length; i = next++) {
-      const planned = await planPartition({ store: opts.store, task: opts.task, partition: partitions[i] as Partition, versions: opts.versions, params: opts.params }, { inputCache, artifactIndex });
+      const planned = await planPartition(
+        {
+          store: opts.store,
+          task: opts.task,
+          partition: partitions[i] as Partition,
+          versions: opts.versions,
+          params: opts.params,
+        },
+        { inputCache, artifactIndex },
+      );
       plans[i] = planned;
       counts[planned.status]++;
       done++;

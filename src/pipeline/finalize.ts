@@ -10,7 +10,10 @@ import { retireRegions, retirementBlocked } from "./retire.js";
  * region retirement, which no shard may do alone. It reads as a dry run does and writes only tombstones, each by
  * conditional write: running it twice, or twice at once, ends in the same store.
  */
-export type FinalizeOptions = Pick<BackfillOptions, "store" | "dataset" | "task" | "versions" | "params" | "from" | "to" | "regions" | "concurrency"> & {
+export type FinalizeOptions = Pick<
+  BackfillOptions,
+  "store" | "dataset" | "task" | "versions" | "params" | "from" | "to" | "regions" | "concurrency"
+> & {
   onPlan?: (plan: PartitionPlan, done: number, total: number) => void;
 };
 
@@ -30,7 +33,9 @@ export interface FinalizeSummary {
 export async function finalize(opts: FinalizeOptions): Promise<FinalizeSummary> {
   const planned = await planBackfill({ ...opts, concurrency: opts.concurrency ?? 16 });
   const incomplete = planned.plans.filter((p) => p.status !== "unchanged");
-  const blocked = incomplete.length ? `${incomplete.length} planned partition(s) are not complete` : retirementBlocked(opts.task, { regions: opts.regions });
+  const blocked = incomplete.length
+    ? `${incomplete.length} planned partition(s) are not complete`
+    : retirementBlocked(opts.task, { regions: opts.regions });
   const dates = new Set(planned.plans.map((p) => p.partition.date));
   const retired = blocked ? [] : await retireRegions(opts.store, opts.dataset, opts.task, dates, randomUUID());
   return {

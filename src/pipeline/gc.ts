@@ -66,32 +66,52 @@ type Candidate = { key: string; kind: "artifact" } | { key: string; kind: "event
  */
 export async function collectGarbage(store: ObjectStore, opts: GcOptions): Promise<GcReport> {
   if (opts.olderThanMs < MIN_FLOOR_MS && !opts.overrideFloor) {
-    throw new GcFloorError(`--older-than ${opts.olderThanMs / 1000}s is below gc's floor of 1h; runs in progress own younger objects. Add --override-floor to go lower (artifacts and events stay protected; see README "Safety")`);
+    throw new GcFloorError(
+      `--older-than ${opts.olderThanMs / 1000}s is below gc's floor of 1h; runs in progress own younger objects. Add --override-floor to go lower (artifacts and events stay protected; see README "Safety")`,
+    );
   }
   const now = opts.now ?? new Date();
   const floor = new Date(now.getTime() - opts.olderThanMs);
-  const report: GcReport = { applied: opts.apply, temp: [], outbox: [], artifacts: [], uploads: [], memo: [], skipped: [], spared: [] };
+  const report: GcReport = {
+    applied: opts.apply,
+    temp: [],
+    outbox: [],
+    artifacts: [],
+    uploads: [],
+    memo: [],
+    skipped: [],
+    spared: [],
+  };
 
   const tempFloor = new Date(now.getTime() - Math.max(opts.olderThanMs, TEMP_FLOOR_MS));
-  for (const prefix of ["_tmp/", `${PROBE_PREFIX}/`]) for await (const e of store.list(prefix)) if (e.lastModified < tempFloor) report.temp.push(e.key);
+  for (const prefix of ["_tmp/", `${PROBE_PREFIX}/`])
+    for await (const e of store.list(prefix)) if (e.lastModified < tempFloor) report.temp.push(e.key);
   // Memo claims are leases of minutes: one an hour old belongs to a run that died. Responses go only when asked.
   for await (const e of store.list(MEMO_PREFIX)) {
-    if (e.key.endsWith(".claim") ? e.lastModified < tempFloor : opts.memo && e.lastModified < floor) (e.key.endsWith(".claim") ? report.temp : report.memo).push(e.key);
+    if (e.key.endsWith(".claim") ? e.lastModified < tempFloor : opts.memo && e.lastModified < floor)
+      (e.key.endsWith(".claim") ? report.temp : report.memo).push(e.key);
   }
 
   const broken = new Map<string, string>();
   const datasets = new Set<string>();
-  for (const prefix of ["manifests/", "outbox/", ...(opts.artifacts ? ["artifacts/"] : [])]) await datasetNames(store, prefix, datasets, broken);
+  for (const prefix of ["manifests/", "outbox/", ...(opts.artifacts ? ["artifacts/"] : [])])
+    await datasetNames(store, prefix, datasets, broken);
   const gcId = `gc-${randomUUID()}`;
   for (const dataset of [...datasets].sort()) {
     const reason = broken.get(dataset);
-    const byPartition = reason ? undefined : await candidates(store, dataset, floor, opts).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    const byPartition = reason
+      ? undefined
+      : await candidates(store, dataset, floor, opts).catch((error: unknown) =>
+          error instanceof Error ? error.message : String(error),
+        );
     if (!byPartition || typeof byPartition === "string") {
       report.skipped.push({ dataset, reason: reason ?? (byPartition as string) });
       continue;
     }
     for (const [mKey, { partition, list }] of byPartition) {
-      const removed = opts.apply ? await collectPartition(store, mKey, partition, list, gcId, opts.leaseMs ?? DEFAULT_LEASE_MS, report) : list;
+      const removed = opts.apply
+        ? await collectPartition(store, mKey, partition, list, gcId, opts.leaseMs ?? DEFAULT_LEASE_MS, report)
+        : list;
       for (const c of removed) (c.kind === "artifact" ? report.artifacts : report.outbox).push(c.key);
     }
   }
@@ -111,8 +131,13 @@ export async function collectGarbage(store: ObjectStore, opts: GcOptions): Promi
  * A listing that fails inside one dataset (a symlink or special file in the filesystem store) marks only that
  * dataset broken, and the walk carries on after it.
  */
-async function datasetNames(store: ObjectStore, prefix: string, names: Set<string>, broken: Map<string, string>): Promise<void> {
-  for (let startAfter: string | undefined; ; ) {
+async function datasetNames(
+  store: ObjectStore,
+  prefix: string,
+  names: Set<string>,
+  broken: Map<string, string>,
+): Promise<void> {
+  for (let startAfter: string | undefined; ;) {
     let name: string | undefined;
     try {
       for await (const e of store.list(prefix, startAfter === undefined ? {} : { startAfter })) {
@@ -150,7 +175,12 @@ function referenced(m: Manifest): Set<string> {
 }
 
 /** Old enough, unreferenced artifacts and pending events of one dataset, by the manifest of their partition. */
-async function candidates(store: ObjectStore, dataset: string, floor: Date, opts: GcOptions): Promise<Map<string, { partition: Partition; list: Candidate[] }>> {
+async function candidates(
+  store: ObjectStore,
+  dataset: string,
+  floor: Date,
+  opts: GcOptions,
+): Promise<Map<string, { partition: Partition; list: Candidate[] }>> {
   const refs = await references(store, dataset);
   const out = new Map<string, { partition: Partition; list: Candidate[] }>();
   const add = (partition: Partition, c: Candidate) => {
@@ -166,10 +196,13 @@ async function candidates(store: ObjectStore, dataset: string, floor: Date, opts
     const ev = record.event;
     // Only an event stored under the id of what it says is bound to its partition; anything else is left alone.
     if (ev.dataset !== dataset || !isBound(e.key, ev)) {
-      throw new Error(`${store.locate(e.key)} is not the event its key names (tampered or corrupt); nothing of ${dataset} was deleted`);
+      throw new Error(
+        `${store.locate(e.key)} is not the event its key names (tampered or corrupt); nothing of ${dataset} was deleted`,
+      );
     }
     const partition = { dataset, region: ev.region, date: ev.logical_date };
-    if (!refs.get(manifestKey(partition))?.has(ev.sha256)) add(partition, { key: e.key, kind: "event", sha256: ev.sha256 });
+    if (!refs.get(manifestKey(partition))?.has(ev.sha256))
+      add(partition, { key: e.key, kind: "event", sha256: ev.sha256 });
   }
   if (opts.artifacts) {
     const byDir = new Map<string, { partition: Partition; key: string; at: Date }[]>();
@@ -177,7 +210,12 @@ async function candidates(store: ObjectStore, dataset: string, floor: Date, opts
       const m = /^artifacts\/[^/]+\/region=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/([0-9a-f]{16})\.parquet$/.exec(e.key);
       if (!m) continue; // not a key georefresh writes: not gc's to judge
       const partition = { dataset, region: m[1] as string, date: m[2] as string };
-      if (artifactKey(partition, m[3] as string) !== e.key || refs.get(manifestKey(partition))?.has(e.key) || e.lastModified >= floor) continue;
+      if (
+        artifactKey(partition, m[3] as string) !== e.key ||
+        refs.get(manifestKey(partition))?.has(e.key) ||
+        e.lastModified >= floor
+      )
+        continue;
       const dir = manifestKey(partition);
       byDir.set(dir, [...(byDir.get(dir) ?? []), { partition, key: e.key, at: e.lastModified }]);
     }
@@ -194,12 +232,23 @@ async function candidates(store: ObjectStore, dataset: string, floor: Date, opts
  * version, condemn them by CAS on it, delete them while the lease is young, clear the condemnation.
  * Returns what was deleted.
  */
-async function collectPartition(store: ObjectStore, mKey: string, partition: Partition, list: Candidate[], gcId: string, leaseMs: number, report: GcReport): Promise<Candidate[]> {
+async function collectPartition(
+  store: ObjectStore,
+  mKey: string,
+  partition: Partition,
+  list: Candidate[],
+  gcId: string,
+  leaseMs: number,
+  report: GcReport,
+): Promise<Candidate[]> {
   const spare = (cs: Candidate[], reason: string) => report.spared.push(...cs.map((c) => ({ key: c.key, reason })));
   const found = await readManifest(store, mKey);
   const refs = found ? referenced(found.manifest) : new Set<string>();
   const still = list.filter((c) => !refs.has(c.kind === "artifact" ? c.key : c.sha256));
-  spare(list.filter((c) => !still.includes(c)), "referenced by the manifest now");
+  spare(
+    list.filter((c) => !still.includes(c)),
+    "referenced by the manifest now",
+  );
   if (still.length === 0) return [];
   if (found?.manifest.gc && condemning(found.manifest, found.manifest.gc.keys)) {
     spare(still, `another gc (${found.manifest.gc.by}) is at work on this partition`);
@@ -217,7 +266,10 @@ async function collectPartition(store: ObjectStore, mKey: string, partition: Par
     for (const c of still) {
       // Past half the lease a waiting run may already have given up on us: delete nothing more.
       if (performance.now() - started > leaseMs / 2) {
-        spare(still.filter((x) => !removed.includes(x)), "gc's lease ran short; left for the next gc");
+        spare(
+          still.filter((x) => !removed.includes(x)),
+          "gc's lease ran short; left for the next gc",
+        );
         break;
       }
       await store.delete(c.key);

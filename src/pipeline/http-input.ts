@@ -24,13 +24,21 @@ function limits(): HttpInputLimits {
     const v = Number(process.env[name]);
     return Number.isSafeInteger(v) && v > 0 ? v : fallback;
   };
-  return { timeoutMs: n("GEOREFRESH_HTTP_TIMEOUT_MS", LIMITS.timeoutMs), attempts: n("GEOREFRESH_HTTP_ATTEMPTS", LIMITS.attempts), maxRedirects: LIMITS.maxRedirects };
+  return {
+    timeoutMs: n("GEOREFRESH_HTTP_TIMEOUT_MS", LIMITS.timeoutMs),
+    attempts: n("GEOREFRESH_HTTP_ATTEMPTS", LIMITS.attempts),
+    maxRedirects: LIMITS.maxRedirects,
+  };
 }
 
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
 /** One request, following redirects within limits and retrying transient failures with backoff. */
-async function request(uri: string, method: "HEAD" | "GET", lim: HttpInputLimits): Promise<{ response: Response; body: Uint8Array }> {
+async function request(
+  uri: string,
+  method: "HEAD" | "GET",
+  lim: HttpInputLimits,
+): Promise<{ response: Response; body: Uint8Array }> {
   let last = "";
   for (let attempt = 1; attempt <= lim.attempts; attempt++) {
     if (attempt > 1) await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 2)));
@@ -40,7 +48,8 @@ async function request(uri: string, method: "HEAD" | "GET", lim: HttpInputLimits
         const response = await fetch(url, { method, redirect: "manual", signal: AbortSignal.timeout(lim.timeoutMs) });
         if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
           await response.body?.cancel();
-          if (hop >= lim.maxRedirects) throw new InputIdentityError(`input ${uri}: more than ${lim.maxRedirects} redirects`);
+          if (hop >= lim.maxRedirects)
+            throw new InputIdentityError(`input ${uri}: more than ${lim.maxRedirects} redirects`);
           url = nextHop(uri, url, response.headers.get("location") as string);
           continue;
         }
@@ -51,7 +60,9 @@ async function request(uri: string, method: "HEAD" | "GET", lim: HttpInputLimits
         }
         if (!response.ok) {
           await response.body?.cancel();
-          throw new InputIdentityError(`input ${uri}: HTTP ${response.status} ${response.statusText}${url === uri ? "" : ` (from ${url})`}`);
+          throw new InputIdentityError(
+            `input ${uri}: HTTP ${response.status} ${response.statusText}${url === uri ? "" : ` (from ${url})`}`,
+          );
         }
         return { response, body: method === "GET" ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array() };
       }
@@ -61,15 +72,20 @@ async function request(uri: string, method: "HEAD" | "GET", lim: HttpInputLimits
       last = e.name === "TimeoutError" ? `no answer within ${lim.timeoutMs} ms` : (e.cause?.code ?? e.message);
     }
   }
-  throw new UnavailableError(`input ${uri} kept failing (${last}, ${lim.attempts} attempts); is the server up? Run again later`);
+  throw new UnavailableError(
+    `input ${uri} kept failing (${last}, ${lim.attempts} attempts); is the server up? Run again later`,
+  );
 }
 
 /** A redirect's target: absolute, http(s) only, never from https down to http. */
 function nextHop(uri: string, from: string, location: string): string {
   const next = new URL(location, from);
-  if (next.protocol !== "http:" && next.protocol !== "https:") throw new InputIdentityError(`input ${uri}: redirected to ${next.protocol} URL; only http and https are followed`);
-  if (new URL(from).protocol === "https:" && next.protocol === "http:") throw new InputIdentityError(`input ${uri}: redirected from https to plain http (${next.origin}); refused`);
-  if (next.username || next.password) throw new InputIdentityError(`input ${uri}: redirected to a URL with credentials; refused`);
+  if (next.protocol !== "http:" && next.protocol !== "https:")
+    throw new InputIdentityError(`input ${uri}: redirected to ${next.protocol} URL; only http and https are followed`);
+  if (new URL(from).protocol === "https:" && next.protocol === "http:")
+    throw new InputIdentityError(`input ${uri}: redirected from https to plain http (${next.origin}); refused`);
+  if (next.username || next.password)
+    throw new InputIdentityError(`input ${uri}: redirected to a URL with credentials; refused`);
   return next.href;
 }
 
@@ -87,7 +103,10 @@ const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(byte
 
 export async function resolveHttpInput(uri: string): Promise<ResolvedInput> {
   const parsed = new URL(uri);
-  if (parsed.username || parsed.password) throw new InputIdentityError(`input ${parsed.protocol}//…@${parsed.host}${parsed.pathname}: credentials do not belong in an input URL`);
+  if (parsed.username || parsed.password)
+    throw new InputIdentityError(
+      `input ${parsed.protocol}//…@${parsed.host}${parsed.pathname}: credentials do not belong in an input URL`,
+    );
   const lim = limits();
   let head = await request(uri, "HEAD", lim).catch((error: unknown) => {
     // Some servers refuse HEAD: identify by a GET instead.
@@ -106,7 +125,10 @@ export async function resolveHttpInput(uri: string): Promise<ResolvedInput> {
   const download = async (): Promise<Uint8Array> => {
     const got = await request(uri, "GET", lim);
     const now = expected.startsWith("sha256:") ? sha256(got.body) : vouched(got.response);
-    if (now !== expected) throw new InputIdentityError(`input ${uri} changed during the run (${expected} → ${now ?? "no validator"}); run again`);
+    if (now !== expected)
+      throw new InputIdentityError(
+        `input ${uri} changed during the run (${expected} → ${now ?? "no validator"}); run again`,
+      );
     return got.body;
   };
   return {

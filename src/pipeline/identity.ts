@@ -39,7 +39,10 @@ function objectOf(uri: string): { store: ObjectStore; key: string } {
 export async function resolveInput(uri: string, context: { store?: ObjectStore } = {}): Promise<ResolvedInput> {
   if (/^https?:\/\//i.test(uri)) return resolveHttpInput(uri);
   if (isDatasetInput(uri)) {
-    if (!context.store) throw new InputIdentityError(`input ${uri}: an upstream dataset is read from the run's store, and there is none here`);
+    if (!context.store)
+      throw new InputIdentityError(
+        `input ${uri}: an upstream dataset is read from the run's store, and there is none here`,
+      );
     return resolveDatasetInput(uri, context.store);
   }
   if (isObjectUrl(uri)) {
@@ -57,7 +60,10 @@ export async function resolveInput(uri: string, context: { store?: ObjectStore }
       identity,
       async read() {
         const got = await store.get(key);
-        if (`etag:${got.meta.version}` !== identity) throw new InputIdentityError(`input ${uri} changed during the run (${identity} → etag:${got.meta.version}); run again`);
+        if (`etag:${got.meta.version}` !== identity)
+          throw new InputIdentityError(
+            `input ${uri} changed during the run (${identity} → etag:${got.meta.version}); run again`,
+          );
         return got.body;
       },
     };
@@ -67,7 +73,9 @@ export async function resolveInput(uri: string, context: { store?: ObjectStore }
   try {
     for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   } catch (error) {
-    throw new InputIdentityError(`input ${uri} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new InputIdentityError(
+      `input ${uri} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   const identity = `sha256:${hash.digest("hex")}`;
   return {
@@ -76,7 +84,8 @@ export async function resolveInput(uri: string, context: { store?: ObjectStore }
     async read() {
       const bytes = await readFile(path);
       const now = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-      if (now !== identity) throw new InputIdentityError(`input ${uri} changed during the run (${identity} → ${now}); run again`);
+      if (now !== identity)
+        throw new InputIdentityError(`input ${uri} changed during the run (${identity} → ${now}); run again`);
       return bytes;
     },
   };

@@ -28,18 +28,21 @@ export interface MemoOptions {
 }
 
 export function memoKey(task: string, name: string, request: unknown): string {
-  if (!NAME.test(name)) throw new MemoError(`memo name ${JSON.stringify(name)} is not allowed: use letters, digits, '_', '.', '-'`);
+  if (!NAME.test(name))
+    throw new MemoError(`memo name ${JSON.stringify(name)} is not allowed: use letters, digits, '_', '.', '-'`);
   const digest = createHash("sha256").update(canonicalJson(request)).digest("hex").slice(0, 32);
   return `${MEMO_PREFIX}${task}/${name}/${digest}.json`;
 }
 
-const decode = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as { response: unknown; request: unknown };
+const decode = (bytes: Uint8Array) =>
+  JSON.parse(new TextDecoder().decode(bytes)) as { response: unknown; request: unknown };
 
 async function stored(store: ObjectStore, key: string, request: unknown): Promise<{ response: unknown } | undefined> {
   try {
     const record = decode((await store.get(key)).body);
     // A digest collision or a tampered record must not hand one request another's answer.
-    if (canonicalJson(record.request) !== canonicalJson(request)) throw new MemoError(`${store.locate(key)} holds the answer to another request; delete it`);
+    if (canonicalJson(record.request) !== canonicalJson(request))
+      throw new MemoError(`${store.locate(key)} holds the answer to another request; delete it`);
     return { response: record.response };
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
@@ -47,7 +50,14 @@ async function stored(store: ObjectStore, key: string, request: unknown): Promis
   }
 }
 
-export async function memoized<T>(store: ObjectStore, task: string, name: string, request: unknown, call: () => Promise<T>, options: MemoOptions = {}): Promise<T> {
+export async function memoized<T>(
+  store: ObjectStore,
+  task: string,
+  name: string,
+  request: unknown,
+  call: () => Promise<T>,
+  options: MemoOptions = {},
+): Promise<T> {
   const key = memoKey(task, name, request);
   const claimKey = key.replace(/\.json$/, ".claim");
   const lease = options.leaseMs ?? leaseMs();
@@ -60,7 +70,9 @@ export async function memoized<T>(store: ObjectStore, task: string, name: string
       version = (await store.put(claimKey, claimBody(), { mode: "create" })).version;
     } catch (error) {
       if (!(error instanceof AlreadyExistsError)) throw error;
-      const claim = await store.get(claimKey).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+      const claim = await store
+        .get(claimKey)
+        .catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
       if (!claim) continue; // released between our create and read: look again
       if ((JSON.parse(new TextDecoder().decode(claim.body)) as { until: number }).until > Date.now()) {
         await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
@@ -69,7 +81,8 @@ export async function memoized<T>(store: ObjectStore, task: string, name: string
       try {
         version = (await store.put(claimKey, claimBody(), { mode: { update: claim.meta.version } })).version; // its holder died: take over
       } catch (e) {
-        if (e instanceof PreconditionFailedError || e instanceof NotFoundError || e instanceof AlreadyExistsError) continue;
+        if (e instanceof PreconditionFailedError || e instanceof NotFoundError || e instanceof AlreadyExistsError)
+          continue;
         throw e;
       }
     }
@@ -78,11 +91,26 @@ export async function memoized<T>(store: ObjectStore, task: string, name: string
 }
 
 /** With the claim held (and renewed): call once, store the answer write-once, release the claim. */
-async function callHolding<T>(store: ObjectStore, key: string, claimKey: string, version: string, request: unknown, call: () => Promise<T>, lease: number, claimBody: () => Uint8Array): Promise<T> {
+async function callHolding<T>(
+  store: ObjectStore,
+  key: string,
+  claimKey: string,
+  version: string,
+  request: unknown,
+  call: () => Promise<T>,
+  lease: number,
+  claimBody: () => Uint8Array,
+): Promise<T> {
   let held = version;
-  const renew = setInterval(() => {
-    store.put(claimKey, claimBody(), { mode: { update: held } }).then((r) => (held = r.version), () => undefined);
-  }, Math.max(10, lease / 3));
+  const renew = setInterval(
+    () => {
+      store.put(claimKey, claimBody(), { mode: { update: held } }).then(
+        (r) => (held = r.version),
+        () => undefined,
+      );
+    },
+    Math.max(10, lease / 3),
+  );
   try {
     const response = await call();
     const record = canonicalJson({ format: "georefresh.memo/1", request, response });

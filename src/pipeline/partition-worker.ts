@@ -36,7 +36,10 @@ const validator = new GeometryValidator({ threads: 0 });
 
 type Message = { id: number; job: PartitionJob };
 const channel = parentPort
-  ? { onJob: (f: (m: Message) => void) => parentPort?.on("message", f), answer: (m: object) => parentPort?.postMessage(m) }
+  ? {
+      onJob: (f: (m: Message) => void) => parentPort?.on("message", f),
+      answer: (m: object) => parentPort?.postMessage(m),
+    }
   : { onJob: (f: (m: Message) => void) => process.on("message", f), answer: (m: object) => process.send?.(m) };
 // A worker process whose backfill is gone (killed, crashed) stops too, instead of computing for nobody.
 if (!parentPort) process.on("disconnect", () => process.exit(0));
@@ -49,7 +52,15 @@ channel.onJob(async (msg) => {
     let store = stores.get(job.storeUrl);
     if (!store) stores.set(job.storeUrl, (store = openStore(job.storeUrl)));
     const result = await refreshPartition(
-      { store, task: await (tasks.get(refKey) as Promise<TaskDefinition>), partition: job.partition, versions: job.versions, params: job.params, overridePlausibility: job.overridePlausibility, validator },
+      {
+        store,
+        task: await (tasks.get(refKey) as Promise<TaskDefinition>),
+        partition: job.partition,
+        versions: job.versions,
+        params: job.params,
+        overridePlausibility: job.overridePlausibility,
+        validator,
+      },
       { inputCache, knownManifests: new Map(job.knownManifests ?? []), start: job.start },
     );
     channel.answer({ id: msg.id, result });

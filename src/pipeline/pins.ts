@@ -14,19 +14,28 @@ export class PinError extends Error {
   }
 }
 
-
 export function checkVersionsFile(doc: unknown, where: string): VersionsFile {
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new PinError(`${where}: expected an object of pin name → [{ from, value }]`);
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new PinError(`${where}: expected an object of pin name → [{ from, value }]`);
   for (const [pin, entries] of Object.entries(doc)) {
-    if (!Array.isArray(entries) || entries.length === 0) throw new PinError(`${where}: pin '${pin}' needs a non-empty list of { from, value }`);
+    if (!Array.isArray(entries) || entries.length === 0)
+      throw new PinError(`${where}: pin '${pin}' needs a non-empty list of { from, value }`);
     const seen = new Set<string>();
     for (const e of entries as unknown[]) {
       const entry = e as { from?: unknown; value?: unknown };
-      if (typeof entry.from !== "string" || !isCalendarDate(entry.from) || typeof entry.value !== "string" || entry.value === "") {
-        throw new PinError(`${where}: pin '${pin}' has an entry ${JSON.stringify(e)}; each needs from: a calendar date "YYYY-MM-DD" and a non-empty string value`);
+      if (
+        typeof entry.from !== "string" ||
+        !isCalendarDate(entry.from) ||
+        typeof entry.value !== "string" ||
+        entry.value === ""
+      ) {
+        throw new PinError(
+          `${where}: pin '${pin}' has an entry ${JSON.stringify(e)}; each needs from: a calendar date "YYYY-MM-DD" and a non-empty string value`,
+        );
       }
       // Two values from one date would leave the pin in force that day up to list order.
-      if (seen.has(entry.from)) throw new PinError(`${where}: pin '${pin}' has two entries from ${entry.from}; keep one value per date`);
+      if (seen.has(entry.from))
+        throw new PinError(`${where}: pin '${pin}' has two entries from ${entry.from}; keep one value per date`);
       seen.add(entry.from);
     }
   }
@@ -37,9 +46,13 @@ export function resolvePins(versions: VersionsFile, names: readonly string[], da
   const out: Record<string, string> = {};
   for (const name of [...names].sort()) {
     const entries = versions[name];
-    if (!entries) throw new PinError(`pin '${name}' is not in the versions file; add it with its { from, value } history`);
+    if (!entries)
+      throw new PinError(`pin '${name}' is not in the versions file; add it with its { from, value } history`);
     const current = entries.filter((e) => e.from <= date).sort((a, b) => (a.from < b.from ? 1 : -1))[0];
-    if (!current) throw new PinError(`pin '${name}' has no value on ${date} (its first entry is from ${[...entries].sort((a, b) => (a.from < b.from ? -1 : 1))[0]?.from})`);
+    if (!current)
+      throw new PinError(
+        `pin '${name}' has no value on ${date} (its first entry is from ${[...entries].sort((a, b) => (a.from < b.from ? -1 : 1))[0]?.from})`,
+      );
     out[name] = current.value;
   }
   return out;

@@ -42,7 +42,10 @@ export function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text);
   const index = Number(m?.[1]);
   const count = Number(m?.[2]);
-  if (!m || count < 1 || index >= count) throw new BackfillError(`--shard ${text}: expected i/n with 0 ≤ i < n (e.g. 0/4), or auto to take it from the array job`);
+  if (!m || count < 1 || index >= count)
+    throw new BackfillError(
+      `--shard ${text}: expected i/n with 0 ≤ i < n (e.g. 0/4), or auto to take it from the array job`,
+    );
   return { index, count };
 }
 
@@ -53,7 +56,8 @@ export function parseShard(text: string): Shard {
 export function shardFromEnvironment(env: Record<string, string | undefined>, shards?: number): Shard {
   const whole = (name: string, value: string | undefined): number | undefined => {
     if (value === undefined || value === "") return undefined;
-    if (!/^\d+$/.test(value)) throw new BackfillError(`--shard auto: ${name}=${JSON.stringify(value)} is not a whole number`);
+    if (!/^\d+$/.test(value))
+      throw new BackfillError(`--shard auto: ${name}=${JSON.stringify(value)} is not a whole number`);
     return Number(value);
   };
   const slurm = whole("SLURM_ARRAY_TASK_ID", env.SLURM_ARRAY_TASK_ID);
@@ -61,12 +65,21 @@ export function shardFromEnvironment(env: Record<string, string | undefined>, sh
     whole("JOB_COMPLETION_INDEX", env.JOB_COMPLETION_INDEX) ??
     (slurm === undefined ? undefined : slurm - (whole("SLURM_ARRAY_TASK_MIN", env.SLURM_ARRAY_TASK_MIN) ?? 0)) ??
     whole("AWS_BATCH_JOB_ARRAY_INDEX", env.AWS_BATCH_JOB_ARRAY_INDEX);
-  const count = shards ?? whole("SLURM_ARRAY_TASK_COUNT", env.SLURM_ARRAY_TASK_COUNT) ?? whole("GEOREFRESH_SHARDS", env.GEOREFRESH_SHARDS);
+  const count =
+    shards ??
+    whole("SLURM_ARRAY_TASK_COUNT", env.SLURM_ARRAY_TASK_COUNT) ??
+    whole("GEOREFRESH_SHARDS", env.GEOREFRESH_SHARDS);
   if (index === undefined) {
-    throw new BackfillError("--shard auto found no array index: set JOB_COMPLETION_INDEX (Kubernetes Indexed Job), SLURM_ARRAY_TASK_ID (Slurm array) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch), or pass --shard i/n");
+    throw new BackfillError(
+      "--shard auto found no array index: set JOB_COMPLETION_INDEX (Kubernetes Indexed Job), SLURM_ARRAY_TASK_ID (Slurm array) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch), or pass --shard i/n",
+    );
   }
-  if (count === undefined) throw new BackfillError("--shard auto found no shard count: pass --shards N, or set SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS");
-  if (count < 1 || index < 0 || index >= count) throw new BackfillError(`--shard auto: index ${index} is not below the shard count ${count}`);
+  if (count === undefined)
+    throw new BackfillError(
+      "--shard auto found no shard count: pass --shards N, or set SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS",
+    );
+  if (count < 1 || index < 0 || index >= count)
+    throw new BackfillError(`--shard auto: index ${index} is not below the shard count ${count}`);
   return { index, count };
 }
 
@@ -75,14 +88,18 @@ export async function planLanes(opts: Omit<PlanOptions, "shard">): Promise<Lane[
   const all = typeof opts.task.regions === "function" ? await opts.task.regions() : opts.task.regions;
   const regions = opts.regions ?? all;
   const unknown = regions.filter((r) => !all.includes(r));
-  if (unknown.length) throw new BackfillError(`unknown region(s) ${unknown.join(", ")} for ${opts.dataset}; known: ${all.join(", ")}`);
+  if (unknown.length)
+    throw new BackfillError(`unknown region(s) ${unknown.join(", ")} for ${opts.dataset}; known: ${all.join(", ")}`);
   let dates: string[];
   try {
     dates = logicalDates(opts.from, opts.to, opts.task.cadence);
   } catch (error) {
     throw new BackfillError((error as Error).message);
   }
-  if (dates.length === 0) throw new BackfillError(`no logical date of a ${opts.task.cadence} dataset lies in ${opts.from} … ${opts.to}${opts.task.cadence === "monthly" ? " (monthly dates are the 1st of a month)" : ""}`);
+  if (dates.length === 0)
+    throw new BackfillError(
+      `no logical date of a ${opts.task.cadence} dataset lies in ${opts.from} … ${opts.to}${opts.task.cadence === "monthly" ? " (monthly dates are the 1st of a month)" : ""}`,
+    );
   return [...new Set(regions)].sort(byteOrder).map((region) => ({ region, dates }));
 }
 

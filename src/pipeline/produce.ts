@@ -22,23 +22,40 @@ export interface Produced {
  * `_tmp/` and read the bytes back from the store (validation judges what the store holds). `onTemp` learns the
  * temp key before anything can fail, so the caller's cleanup always removes it.
  */
-export async function produce(opts: RefreshOptions, plan: RunPlan, runId: string, onTemp: (key: string) => void): Promise<Produced> {
+export async function produce(
+  opts: RefreshOptions,
+  plan: RunPlan,
+  runId: string,
+  onTemp: (key: string) => void,
+): Promise<Produced> {
   const { store, task, partition } = opts;
-  const existing = await store.get(plan.aKey).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+  const existing = await store
+    .get(plan.aKey)
+    .catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
   if (existing) return { bytes: existing.body, reused: true, where: store.locate(plan.aKey) };
   const ctx = {
     partition,
     pins: plan.pins,
     params: plan.params,
-    memo: <T>(name: string, request: unknown, call: () => Promise<T>) => memoized(store, task.name, name, request, call),
+    memo: <T>(name: string, request: unknown, call: () => Promise<T>) =>
+      memoized(store, task.name, name, request, call),
     input: async (name: string) => {
       const input = plan.inputs[name];
-      if (!input) throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
+      if (!input)
+        throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
       return input.read();
     },
   };
-  const { table, stats } = await tableFromCompute(task.compute(ctx), { columns: task.columns, from: crsFromCode(task.crs), to: plan.storage }).catch((error: unknown) => {
-    if (error instanceof ComputeOutputError) throw new RefreshError(`${task.name} for ${partition.region} ${partition.date}: ${error.message}; nothing was published`, "invalid");
+  const { table, stats } = await tableFromCompute(task.compute(ctx), {
+    columns: task.columns,
+    from: crsFromCode(task.crs),
+    to: plan.storage,
+  }).catch((error: unknown) => {
+    if (error instanceof ComputeOutputError)
+      throw new RefreshError(
+        `${task.name} for ${partition.region} ${partition.date}: ${error.message}; nothing was published`,
+        "invalid",
+      );
     throw error;
   });
   const written = await writeGeoParquet(table, { crs: plan.storage, idColumn: task.idColumn, stats });

@@ -38,7 +38,10 @@ const MOVES = 8;
  * CAS. The artifact and event are (re-)ensured after reading the version the promotion builds on and never on
  * a version whose live gc condemnation names them, so gc cannot delete either under a promotion (docs/gc.md).
  */
-export async function publishAndPromote(store: ObjectStore, pub: Publication): Promise<{ outcome: Exclude<PromoteOutcome, { outcome: "moved" }>; base: Found | undefined }> {
+export async function publishAndPromote(
+  store: ObjectStore,
+  pub: Publication,
+): Promise<{ outcome: Exclude<PromoteOutcome, { outcome: "moved" }>; base: Found | undefined }> {
   const mine = [pub.aKey, outboxKey(pub.event.dataset, pub.event.id)];
   let base = pub.start;
   let checkFirst = pub.published;
@@ -52,7 +55,8 @@ export async function publishAndPromote(store: ObjectStore, pub: Publication): P
     }
     const outcome = await promote(store, pub.mKey, base, pub.partition, pub.entry);
     if (outcome.outcome !== "moved") return { outcome, base };
-    if (move >= MOVES) return { outcome: { outcome: "superseded", current: outcome.now?.manifest.current ?? null }, base };
+    if (move >= MOVES)
+      return { outcome: { outcome: "superseded", current: outcome.now?.manifest.current ?? null }, base };
     base = outcome.now;
     checkFirst = true; // gc may have deleted what this run published or found
   }
@@ -70,7 +74,9 @@ async function ensureArtifact(store: ObjectStore, key: string, bytes: Uint8Array
     if (!(error instanceof AlreadyExistsError)) throw error;
     const theirs = await store.get(key);
     if (!Buffer.from(theirs.body).equals(Buffer.from(bytes))) {
-      throw new NonDeterministicError(`${store.locate(key)} already holds different bytes for the same key: the task's output is not deterministic`);
+      throw new NonDeterministicError(
+        `${store.locate(key)} already holds different bytes for the same key: the task's output is not deterministic`,
+      );
     }
   }
 }

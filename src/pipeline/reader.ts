@@ -67,7 +67,9 @@ export class Dataset {
       if (!found) throw new ReadError(`${this.name}: no manifest for region ${region} on ${which.date}`);
       return found.manifest;
     }
-    const live = (await this.partitions(region)).filter((p) => p.manifest.current && !p.manifest.retired).sort((a, b) => (a.date < b.date ? 1 : -1));
+    const live = (await this.partitions(region))
+      .filter((p) => p.manifest.current && !p.manifest.retired)
+      .sort((a, b) => (a.date < b.date ? 1 : -1));
     if (!live[0]) throw new ReadError(`${this.name}: region ${region} has no promoted, unretired partition`);
     return live[0].manifest;
   }
@@ -79,7 +81,10 @@ export class Dataset {
     if (!entry) throw new ReadError(`${this.name} ${region} ${m.partition.logical_date}: nothing promoted yet`);
     const { body } = await this.store.get(entry.artifact);
     const sha = sha256Hex(body);
-    if (sha !== entry.sha256) throw new ReadError(`${this.store.locate(entry.artifact)} has sha256 ${sha}, but its manifest promised ${entry.sha256}: refusing to return it`);
+    if (sha !== entry.sha256)
+      throw new ReadError(
+        `${this.store.locate(entry.artifact)} has sha256 ${sha}, but its manifest promised ${entry.sha256}: refusing to return it`,
+      );
     return { entry, bytes: body };
   }
 

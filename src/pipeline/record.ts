@@ -7,7 +7,12 @@ import type { RunPlan } from "./run-plan.js";
 import type { Verified } from "./verify.js";
 
 /** The manifest entry and the outbox event a verified artifact is published with (steps 6–7 of docs/protocol.md). */
-export function recordOf(opts: RefreshOptions, plan: RunPlan, { facts, plausibility }: Verified, runId: string): { entry: ManifestEntry; event: OutboxEvent } {
+export function recordOf(
+  opts: RefreshOptions,
+  plan: RunPlan,
+  { facts, plausibility }: Verified,
+  runId: string,
+): { entry: ManifestEntry; event: OutboxEvent } {
   const { store, task, partition } = opts;
   const entry: ManifestEntry = {
     key: plan.key,
@@ -21,7 +26,9 @@ export function recordOf(opts: RefreshOptions, plan: RunPlan, { facts, plausibil
     columns: facts.columns,
     area_m2: facts.areaM2,
     pins: plan.pins,
-    inputs: Object.fromEntries(Object.entries(plan.inputs).map(([n, i]) => [n, { uri: redact(i.uri), identity: i.identity }])),
+    inputs: Object.fromEntries(
+      Object.entries(plan.inputs).map(([n, i]) => [n, { uri: redact(i.uri), identity: i.identity }]),
+    ),
     code_version: `${task.name}@${task.version}`,
     run_id: runId,
     logical_date: partition.date,

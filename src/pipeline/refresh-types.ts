@@ -21,7 +21,15 @@ import type { TaskDefinition } from "./task.js";
 export type Outcome = "promoted" | "reconciled" | "unchanged" | "superseded" | "invalid" | "blocked" | "failed";
 
 /** Exit code per outcome (README "Exit codes"). */
-export const OUTCOME_EXIT: Record<Outcome, number> = { promoted: 0, reconciled: 0, unchanged: 0, superseded: 4, invalid: 1, blocked: 75, failed: 5 };
+export const OUTCOME_EXIT: Record<Outcome, number> = {
+  promoted: 0,
+  reconciled: 0,
+  unchanged: 0,
+  superseded: 4,
+  invalid: 1,
+  blocked: 75,
+  failed: 5,
+};
 
 export interface RefreshResult {
   partition: Partition;

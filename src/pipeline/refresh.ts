@@ -30,7 +30,12 @@ async function ensureProbed(store: ObjectStore): Promise<void> {
     p = probeStore(store).then((report) => {
       if (!report.ok) {
         const failed = report.checks.find((c) => !c.ok);
-        throw new RefreshError(`refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`, "failed", true, failed?.code === "Unavailable");
+        throw new RefreshError(
+          `refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`,
+          "failed",
+          true,
+          failed?.code === "Unavailable",
+        );
       }
     });
     probed.set(store.url, p);
@@ -48,14 +53,27 @@ export function artifactExists(opts: RefreshOptions, run: RunContext, aKey: stri
  * Step 3, settle: when the manifest already names this key, one GET (manifest) and one existence check (artifact)
  * settle the partition. Undefined when there is work to do.
  */
-async function settle(opts: RefreshOptions, run: RunContext, plan: RunPlan, result: Result): Promise<RefreshResult | undefined> {
+async function settle(
+  opts: RefreshOptions,
+  run: RunContext,
+  plan: RunPlan,
+  result: Result,
+): Promise<RefreshResult | undefined> {
   const current = plan.start?.manifest.current;
   if (current?.key !== plan.key) return undefined;
   if (!(await artifactExists(opts, run, plan.aKey))) {
-    throw new RefreshError(`${opts.store.locate(plan.mKey)} points at ${opts.store.locate(plan.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`, "failed");
+    throw new RefreshError(
+      `${opts.store.locate(plan.mKey)} points at ${opts.store.locate(plan.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`,
+      "failed",
+    );
   }
   const manifest = { key: plan.mKey, version: (plan.start as ManifestAtStart).version, current };
-  return result("unchanged", `already current: ${plan.aKey}`, { key: plan.key, sha256: current.sha256, rows: current.rows, manifest });
+  return result("unchanged", `already current: ${plan.aKey}`, {
+    key: plan.key,
+    sha256: current.sha256,
+    rows: current.rows,
+    manifest,
+  });
 }
 
 /**
@@ -63,11 +81,20 @@ async function settle(opts: RefreshOptions, run: RunContext, plan: RunPlan, resu
  * as found (null when absent) to hand to the run that does the work. Empty on any error: the full refresh then
  * reports it properly.
  */
-export async function quickCheck(opts: RefreshOptions, run: RunContext = {}): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null }> {
+export async function quickCheck(
+  opts: RefreshOptions,
+  run: RunContext = {},
+): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null }> {
   const runId = opts.runId ?? randomUUID();
   try {
     const plan = await planRun(opts, run);
-    const settled = await settle(opts, run, plan, (outcome, message, extra) => ({ partition: opts.partition, outcome, runId, message, ...extra }));
+    const settled = await settle(opts, run, plan, (outcome, message, extra) => ({
+      partition: opts.partition,
+      outcome,
+      runId,
+      message,
+      ...extra,
+    }));
     return settled ? { settled } : { start: plan.start ?? null };
   } catch {
     return {};
@@ -92,15 +119,40 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
     const produced = await produce(opts, plan, runId, (key) => (temp = key));
     const verified = await verify(opts, run, plan, produced, validator);
     const { entry, event } = recordOf(opts, plan, verified, runId);
-    const { outcome: promoted, base } = await publishAndPromote(store, { partition, mKey: plan.mKey, aKey: plan.aKey, start: plan.start, entry, event, bytes: produced.bytes, published: produced.reused });
+    const { outcome: promoted, base } = await publishAndPromote(store, {
+      partition,
+      mKey: plan.mKey,
+      aKey: plan.aKey,
+      start: plan.start,
+      entry,
+      event,
+      bytes: produced.bytes,
+      published: produced.reused,
+    });
     const extra = { key: plan.key, sha256: entry.sha256, rows: entry.rows };
     if (promoted.outcome === "unchanged") {
-      const manifest = { key: plan.mKey, version: promoted.version ?? (base as { version: string }).version, current: promoted.current };
-      return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, { ...extra, manifest });
+      const manifest = {
+        key: plan.mKey,
+        version: promoted.version ?? (base as { version: string }).version,
+        current: promoted.current,
+      };
+      return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, {
+        ...extra,
+        manifest,
+      });
     }
-    if (promoted.outcome === "superseded") return result("superseded", `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`, extra);
+    if (promoted.outcome === "superseded")
+      return result(
+        "superseded",
+        `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`,
+        extra,
+      );
     const manifest = { key: plan.mKey, version: promoted.version, current: entry };
-    return result(produced.reused ? "reconciled" : "promoted", `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows)`, { ...extra, manifest });
+    return result(
+      produced.reused ? "reconciled" : "promoted",
+      `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows)`,
+      { ...extra, manifest },
+    );
   } catch (error) {
     return failure(error, result);
   } finally {
@@ -112,8 +164,17 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
 
 /** Every failure as an outcome; typed input, pin, name and store errors carry their own "what and where". */
 function failure(error: unknown, result: Result): RefreshResult {
-  if (error instanceof RefreshError) return result(error.outcome, error.message, error.storeProblem ? { storeProblem: true, ...(error.transient ? { transient: true } : {}) } : {});
+  if (error instanceof RefreshError)
+    return result(
+      error.outcome,
+      error.message,
+      error.storeProblem ? { storeProblem: true, ...(error.transient ? { transient: true } : {}) } : {},
+    );
   if (error instanceof UpstreamMissingError) return result("blocked", error.message);
   const storeProblem = isStoreUnusable(error);
-  return result("failed", error instanceof Error ? error.message : String(error), storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {});
+  return result(
+    "failed",
+    error instanceof Error ? error.message : String(error),
+    storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {},
+  );
 }

@@ -52,7 +52,12 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promi
   return { storage, params, pins, inputs, key, mKey, aKey: artifactKey(partition, key), start };
 }
 
-async function resolveInputs(store: ObjectStore, given: Record<string, string>, partition: Partition, cache: Map<string, Promise<ResolvedInput>> | undefined): Promise<Record<string, ResolvedInput>> {
+async function resolveInputs(
+  store: ObjectStore,
+  given: Record<string, string>,
+  partition: Partition,
+  cache: Map<string, Promise<ResolvedInput>> | undefined,
+): Promise<Record<string, ResolvedInput>> {
   const entries = await Promise.all(
     Object.entries(given).map(async ([name, named]) => {
       // `dataset:<name>` means this partition's region and date: made explicit, it is also the cache key.

@@ -36,7 +36,11 @@ interface RunnerContext {
 /** The runner a backfill's options ask for: a worker pool when it has workers and a task and store it can name. */
 export function runnerFor(ctx: RunnerContext): PartitionRunner {
   const { opts } = ctx;
-  const pooled = (opts.workers ?? 0) > 0 && opts.taskRef !== undefined && opts.storeUrl !== undefined && !opts.storeUrl.startsWith("memory://");
+  const pooled =
+    (opts.workers ?? 0) > 0 &&
+    opts.taskRef !== undefined &&
+    opts.storeUrl !== undefined &&
+    !opts.storeUrl.startsWith("memory://");
   return pooled ? poolRunner(ctx) : inlineRunner(ctx);
 }
 
@@ -45,7 +49,19 @@ function inlineRunner({ opts, artifactIndex }: RunnerContext): PartitionRunner {
   const validator = new GeometryValidator({ threads: opts.threads });
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   return {
-    refresh: (partition, known) => refreshPartition({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params, validator, overridePlausibility: opts.overridePlausibility }, { inputCache, artifactIndex, knownManifests: known }),
+    refresh: (partition, known) =>
+      refreshPartition(
+        {
+          store: opts.store,
+          task: opts.task,
+          partition,
+          versions: opts.versions,
+          params: opts.params,
+          validator,
+          overridePlausibility: opts.overridePlausibility,
+        },
+        { inputCache, artifactIndex, knownManifests: known },
+      ),
     close: () => validator.close(),
   };
 }
@@ -56,20 +72,39 @@ function inlineRunner({ opts, artifactIndex }: RunnerContext): PartitionRunner {
  */
 function poolRunner({ opts, artifactIndex, runId, concurrency, total }: RunnerContext): PartitionRunner {
   const workers = Math.min(opts.workers as number, total);
-  const base = { taskRef: opts.taskRef as TaskRef, storeUrl: opts.storeUrl as string, versions: opts.versions, params: opts.params ?? {}, overridePlausibility: Boolean(opts.overridePlausibility) };
+  const base = {
+    taskRef: opts.taskRef as TaskRef,
+    storeUrl: opts.storeUrl as string,
+    versions: opts.versions,
+    params: opts.params ?? {},
+    overridePlausibility: Boolean(opts.overridePlausibility),
+  };
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   let pool: WorkerPool<{ job: PartitionJob }, { result: RefreshResult }> | undefined;
   return {
     async refresh(partition, known) {
-      const quick = await quickCheck({ store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params }, { inputCache, artifactIndex });
+      const quick = await quickCheck(
+        { store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params },
+        { inputCache, artifactIndex },
+      );
       if (quick.settled) return quick.settled;
-      pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers), opts.workerProcesses ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {});
+      pool ??= new WorkerPool(
+        WORKER_URL,
+        workers,
+        Math.ceil(concurrency / workers),
+        opts.workerProcesses ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {},
+      );
       try {
         return (await pool.run({ job: { ...base, partition, knownManifests: [...known], start: quick.start } })).result;
       } catch (error) {
         // The worker died under this partition (a native crash, an OOM kill). Each step is atomic, so nothing
         // of it became visible; a re-run does it again.
-        return { partition, outcome: "failed", runId, message: `${partition.region} ${partition.date}: ${(error as Error).message} while refreshing it; nothing of it was promoted, run again` };
+        return {
+          partition,
+          outcome: "failed",
+          runId,
+          message: `${partition.region} ${partition.date}: ${(error as Error).message} while refreshing it; nothing of it was promoted, run again`,
+        };
       }
     },
     close: async () => pool?.close(),

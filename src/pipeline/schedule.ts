@@ -21,17 +21,29 @@ export class ScheduleError extends Error {
 export function scheduledInstant(env: Record<string, string | undefined>): Date {
   const given = env.GEOREFRESH_SCHEDULED_TIME;
   if (given) {
-    const at = /^\d+$/.test(given) ? new Date(Number(given) * 1000) : /(Z|[+-]\d{2}:?\d{2})$/i.test(given) ? new Date(given) : new Date(Number.NaN);
-    if (Number.isNaN(at.getTime())) throw new ScheduleError(`GEOREFRESH_SCHEDULED_TIME=${JSON.stringify(given)} is not an ISO 8601 instant with an offset (2026-12-01T02:00:00Z) or epoch seconds`);
+    const at = /^\d+$/.test(given)
+      ? new Date(Number(given) * 1000)
+      : /(Z|[+-]\d{2}:?\d{2})$/i.test(given)
+        ? new Date(given)
+        : new Date(Number.NaN);
+    if (Number.isNaN(at.getTime()))
+      throw new ScheduleError(
+        `GEOREFRESH_SCHEDULED_TIME=${JSON.stringify(given)} is not an ISO 8601 instant with an offset (2026-12-01T02:00:00Z) or epoch seconds`,
+      );
     return at;
   }
   const job = env.GEOREFRESH_JOB_NAME;
   if (job) {
     const minutes = /-(\d{7,})$/.exec(job)?.[1];
-    if (!minutes) throw new ScheduleError(`GEOREFRESH_JOB_NAME=${JSON.stringify(job)} does not end in a CronJob's scheduled minute (<cronjob>-<minutes since the epoch>); a Job started by hand has none: pass --to DATE`);
+    if (!minutes)
+      throw new ScheduleError(
+        `GEOREFRESH_JOB_NAME=${JSON.stringify(job)} does not end in a CronJob's scheduled minute (<cronjob>-<minutes since the epoch>); a Job started by hand has none: pass --to DATE`,
+      );
     return new Date(Number(minutes) * 60_000);
   }
-  throw new ScheduleError("--to scheduled found no scheduled time: set GEOREFRESH_SCHEDULED_TIME, or GEOREFRESH_JOB_NAME from the pod's batch.kubernetes.io/job-name label (Kubernetes CronJob), or pass --to DATE");
+  throw new ScheduleError(
+    "--to scheduled found no scheduled time: set GEOREFRESH_SCHEDULED_TIME, or GEOREFRESH_JOB_NAME from the pod's batch.kubernetes.io/job-name label (Kubernetes CronJob), or pass --to DATE",
+  );
 }
 
 /**
@@ -41,9 +53,16 @@ export function scheduledInstant(env: Record<string, string | undefined>): Date 
 export function logicalDateAt(instant: Date, timeZone: string, lagDays: number): string {
   let parts: Intl.DateTimeFormatPart[];
   try {
-    parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
+    parts = new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    }).formatToParts(instant);
   } catch {
-    throw new ScheduleError(`--time-zone ${timeZone}: not an IANA time zone (e.g. UTC, Europe/Berlin, America/Chicago)`);
+    throw new ScheduleError(
+      `--time-zone ${timeZone}: not an IANA time zone (e.g. UTC, Europe/Berlin, America/Chicago)`,
+    );
   }
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   return new Date(Date.UTC(part("year"), part("month") - 1, part("day") - lagDays)).toISOString().slice(0, 10);

@@ -62,7 +62,8 @@ export interface PlausibilityRules {
 /** Declares a task; checks the parts that would otherwise fail late, in the middle of a backfill. */
 export function defineTask(task: TaskDefinition): TaskDefinition {
   const problems: string[] = [];
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(task.name)) problems.push(`name ${JSON.stringify(task.name)} must be letters, digits, '_', '.', '-'`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(task.name))
+    problems.push(`name ${JSON.stringify(task.name)} must be letters, digits, '_', '.', '-'`);
   if (!task.version) problems.push("version is required (it is part of every artifact key)");
   if (task.cadence !== "daily" && task.cadence !== "monthly") problems.push(`cadence must be "daily" or "monthly"`);
   if (typeof task.compute !== "function") problems.push("compute must be a function");

@@ -19,19 +19,47 @@ export interface Verified {
  * bbox and types), then plausibility against the region's history. The same judgement whether the bytes were just
  * computed or reused, so a run that resumes after a crash records exactly what an uninterrupted one would.
  */
-export async function verify(opts: RefreshOptions, run: RunContext, plan: RunPlan, produced: Produced, validator: GeometryValidator): Promise<Verified> {
+export async function verify(
+  opts: RefreshOptions,
+  run: RunContext,
+  plan: RunPlan,
+  produced: Produced,
+  validator: GeometryValidator,
+): Promise<Verified> {
   const { store, task, partition } = opts;
   const facts = await inspectArtifact(produced.bytes, produced.where, plan.storage, validator);
   if (facts.problems.length) {
-    const what = produced.reused ? `existing artifact ${produced.where} fails validation` : `validation failed for ${partition.dataset} ${partition.region} ${partition.date}`;
+    const what = produced.reused
+      ? `existing artifact ${produced.where} fails validation`
+      : `validation failed for ${partition.dataset} ${partition.region} ${partition.date}`;
     throw new RefreshError(`${what}: ${facts.problems.join("; ")}`, "invalid");
   }
   const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
   const current = plan.start?.manifest.current;
-  const history = [...(current ? [current] : []), ...(await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, rules.window, run.knownManifests))];
-  const verdict = checkPlausibility({ rows: facts.rows, areaM2: facts.areaM2, history, rules, override: Boolean(opts.overridePlausibility), pins: plan.pins, codeVersion: `${task.name}@${task.version}` });
+  const history = [
+    ...(current ? [current] : []),
+    ...(await regionHistory(
+      store,
+      manifestPrefix(partition.dataset, partition.region),
+      partition.date,
+      rules.window,
+      run.knownManifests,
+    )),
+  ];
+  const verdict = checkPlausibility({
+    rows: facts.rows,
+    areaM2: facts.areaM2,
+    history,
+    rules,
+    override: Boolean(opts.overridePlausibility),
+    pins: plan.pins,
+    codeVersion: `${task.name}@${task.version}`,
+  });
   if (!verdict.ok) {
-    throw new RefreshError(`implausible result for ${partition.dataset} ${partition.region} ${partition.date}: ${verdict.notes.join("; ")}; nothing was published (rerun with --override-plausibility to accept it)`, "invalid");
+    throw new RefreshError(
+      `implausible result for ${partition.dataset} ${partition.region} ${partition.date}: ${verdict.notes.join("; ")}; nothing was published (rerun with --override-plausibility to accept it)`,
+      "invalid",
+    );
   }
   return { facts, plausibility: { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) } };
 }

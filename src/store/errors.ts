@@ -89,7 +89,13 @@ export class SpecialFileError extends StoreError {
 }
 
 /** Failures of the store itself, not of one key's contents: a run or backfill stops and exits 3 on these. */
-const UNUSABLE: readonly StoreErrorCode[] = ["Unavailable", "AccessDenied", "Misconfigured", "LockTimeout", "SpecialFile"];
+const UNUSABLE: readonly StoreErrorCode[] = [
+  "Unavailable",
+  "AccessDenied",
+  "Misconfigured",
+  "LockTimeout",
+  "SpecialFile",
+];
 
 /** Unusable for now, not for good: unreachable, kept failing, a lock held too long. Engines retry these (exit 75). */
 export function isStoreTransient(error: unknown): error is StoreError {

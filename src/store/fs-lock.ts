@@ -40,7 +40,13 @@ function readOr(path: string, read: (p: string) => string): string {
 
 /** Where a pid is meaningful: this host, this boot, this pid namespace. */
 export const SCOPE = createHash("sha256")
-  .update([hostname(), readOr("/proc/sys/kernel/random/boot_id", (p) => readFileSync(p, "utf8")), readOr("/proc/self/ns/pid", readlinkSync)].join("\n"))
+  .update(
+    [
+      hostname(),
+      readOr("/proc/sys/kernel/random/boot_id", (p) => readFileSync(p, "utf8")),
+      readOr("/proc/self/ns/pid", readlinkSync),
+    ].join("\n"),
+  )
   .digest("hex")
   .slice(0, 12);
 
@@ -189,7 +195,10 @@ export async function sweepDeadOwners(lockDir: string, stagingDir: string): Prom
     const path = join(stagingDir, name);
     // Another scope's staged file is left for an hour: long enough for any write in progress there to finish.
     const age = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now());
-    const dead = m[1] === SCOPE ? !pidAlive({ pid: Number(m[2]), started: m[3] === "0" ? "" : (m[3] as string) }) : age > 3_600_000;
+    const dead =
+      m[1] === SCOPE
+        ? !pidAlive({ pid: Number(m[2]), started: m[3] === "0" ? "" : (m[3] as string) })
+        : age > 3_600_000;
     if (!dead) continue;
     await unlink(path).catch(() => {});
     removed++;

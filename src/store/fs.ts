@@ -5,12 +5,30 @@ import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sha256Hex } from "./digest.js";
-import { AccessDeniedError, AlreadyExistsError, InvalidKeyError, isStoreError, NotFoundError, PreconditionFailedError, StoreError, UnavailableError } from "./errors.js";
+import {
+  AccessDeniedError,
+  AlreadyExistsError,
+  InvalidKeyError,
+  isStoreError,
+  NotFoundError,
+  PreconditionFailedError,
+  StoreError,
+  UnavailableError,
+} from "./errors.js";
 import { STAGING_OWNER, sweepDeadOwners, withKeyLock } from "./fs-lock.js";
 import { checkParent, openRegular, refusal, specialKind } from "./fs-paths.js";
 import { compareKeys, validateKey, validatePrefix } from "./keys.js";
 import { checkRange } from "./range.js";
-import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
+import type {
+  GetOptions,
+  GetResult,
+  ListEntry,
+  ListOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+} from "./types.js";
 
 /** Staging files and key locks live here, inside the root so that link/rename never cross filesystems. */
 export const FS_INTERNAL_DIR = ".georefresh";
@@ -230,13 +248,19 @@ export class FsStore implements ObjectStore {
   private pathOf(key: string): string {
     validateKey(key);
     if (key === FS_INTERNAL_DIR || key.startsWith(`${FS_INTERNAL_DIR}/`)) {
-      throw new InvalidKeyError(`invalid key ${JSON.stringify(key)}: '${FS_INTERNAL_DIR}/' is reserved by the filesystem store`, { key });
+      throw new InvalidKeyError(
+        `invalid key ${JSON.stringify(key)}: '${FS_INTERNAL_DIR}/' is reserved by the filesystem store`,
+        { key },
+      );
     }
     return join(this.root, ...key.split("/"));
   }
 
   private prepare(): Promise<void> {
-    this.ready ??= Promise.all([mkdir(this.stagingDir, { recursive: true }), mkdir(this.lockDir, { recursive: true })]).then(
+    this.ready ??= Promise.all([
+      mkdir(this.stagingDir, { recursive: true }),
+      mkdir(this.lockDir, { recursive: true }),
+    ]).then(
       async () => {
         await sweepDeadOwners(this.lockDir, this.stagingDir);
       },
@@ -298,7 +322,10 @@ export class FsStore implements ObjectStore {
       // Hash the bytes afresh under the lock: the cache is keyed by stat fields and CAS must not trust them.
       const current = sha256Hex(await readExactly(handle, 0, Number(st.size)));
       if (current !== expected) {
-        throw new PreconditionFailedError(`${this.locate(key)} changed: expected version ${expected}, found ${current}`, { key });
+        throw new PreconditionFailedError(
+          `${this.locate(key)} changed: expected version ${expected}, found ${current}`,
+          { key },
+        );
       }
     } finally {
       await handle.close();
@@ -344,7 +371,10 @@ export class FsStore implements ObjectStore {
     const where = key.startsWith("/") ? key : this.locate(key);
     switch (e.code) {
       case "ENAMETOOLONG":
-        return new InvalidKeyError(`invalid key ${JSON.stringify(key)}: a path segment is longer than this filesystem allows (255 bytes)`, { key, cause: e });
+        return new InvalidKeyError(
+          `invalid key ${JSON.stringify(key)}: a path segment is longer than this filesystem allows (255 bytes)`,
+          { key, cause: e },
+        );
       case "EISDIR":
       case "ENOTDIR":
       case "EEXIST":
@@ -355,7 +385,10 @@ export class FsStore implements ObjectStore {
       case "EACCES":
       case "EPERM":
       case "EROFS":
-        return new AccessDeniedError(`no permission to write ${where} (${e.code}); check the directory's owner and mode`, { key, cause: e });
+        return new AccessDeniedError(
+          `no permission to write ${where} (${e.code}); check the directory's owner and mode`,
+          { key, cause: e },
+        );
       case "ENOSPC":
         return new UnavailableError(`no space left on the device holding ${where}`, { key, cause: e });
       default:
@@ -406,7 +439,7 @@ async function versionOf(handle: FileHandle, st: BigIntStats): Promise<string> {
   if (cached) return cached;
   const hash = createHash("sha256");
   const chunk = new Uint8Array(1 << 20);
-  for (let position = 0; ; ) {
+  for (let position = 0; ;) {
     const { bytesRead } = await handle.read(chunk, 0, chunk.byteLength, position);
     if (bytesRead === 0) break;
     hash.update(chunk.subarray(0, bytesRead));
@@ -416,4 +449,3 @@ async function versionOf(handle: FileHandle, st: BigIntStats): Promise<string> {
   rememberVersion(st, version);
   return version;
 }
-

@@ -1,7 +1,16 @@
 import { sha256Hex } from "./digest.js";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "./errors.js";
 import { compareKeys, validateKey, validatePrefix } from "./keys.js";
-import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
+import type {
+  GetOptions,
+  GetResult,
+  ListEntry,
+  ListOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+} from "./types.js";
 import { sliceRange } from "./range.js";
 
 interface Entry {
@@ -71,11 +80,14 @@ export class MemoryStore implements ObjectStore {
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {
     validatePrefix(prefix);
     const keys = [...this.objects.keys()]
-      .filter((k) => k.startsWith(prefix) && (options?.startAfter === undefined || compareKeys(k, options.startAfter) > 0))
+      .filter(
+        (k) => k.startsWith(prefix) && (options?.startAfter === undefined || compareKeys(k, options.startAfter) > 0),
+      )
       .sort(compareKeys);
     for (const key of keys) {
       const entry = this.objects.get(key);
-      if (entry) yield { key, size: entry.meta.size, lastModified: entry.meta.lastModified, version: entry.meta.version };
+      if (entry)
+        yield { key, size: entry.meta.size, lastModified: entry.meta.lastModified, version: entry.meta.version };
     }
   }
 

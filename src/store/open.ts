@@ -18,16 +18,34 @@ export type { OpenStoreOptions, StoreScheme } from "./schemes.js";
  *   GEOREFRESH_S3_PATH_STYLE=true forces path-style addressing.
  */
 registerStoreScheme({ schemes: [""], example: "a directory", open: (url, o) => new FsStore(url, o.fs) });
-registerStoreScheme({ schemes: ["file"], example: "file:///path", open: (url, o) => new FsStore(fileURLToPath(url), o.fs) });
-registerStoreScheme({ schemes: ["memory"], example: "memory://name", open: (url) => new MemoryStore(url.slice("memory://".length) || "default"), split: splitAfterRoot("memory") });
-registerStoreScheme({ schemes: ["s3"], example: "s3://bucket/prefix", open: (url, o) => new S3Store(s3Options(url, o.s3 ?? {})), split: splitAfterRoot("s3") });
+registerStoreScheme({
+  schemes: ["file"],
+  example: "file:///path",
+  open: (url, o) => new FsStore(fileURLToPath(url), o.fs),
+});
+registerStoreScheme({
+  schemes: ["memory"],
+  example: "memory://name",
+  open: (url) => new MemoryStore(url.slice("memory://".length) || "default"),
+  split: splitAfterRoot("memory"),
+});
+registerStoreScheme({
+  schemes: ["s3"],
+  example: "s3://bucket/prefix",
+  open: (url, o) => new S3Store(s3Options(url, o.s3 ?? {})),
+  split: splitAfterRoot("s3"),
+});
 
 /** `<scheme>://<root>/<key>[?query]` → the store `<scheme>://<root>[?query]` and the key (never empty). */
 export function splitAfterRoot(scheme: string): (url: string) => { storeUrl: string; key: string } {
   return (url) => {
-    const [path, query] = [url.slice(`${scheme}://`.length).split("?")[0] ?? "", url.includes("?") ? url.slice(url.indexOf("?")) : ""];
+    const [path, query] = [
+      url.slice(`${scheme}://`.length).split("?")[0] ?? "",
+      url.includes("?") ? url.slice(url.indexOf("?")) : "",
+    ];
     const slash = path.indexOf("/");
-    if (slash <= 0 || slash === path.length - 1) throw new MisconfiguredError(`${url}: expected ${scheme}://${scheme === "s3" ? "bucket" : "name"}/key`);
+    if (slash <= 0 || slash === path.length - 1)
+      throw new MisconfiguredError(`${url}: expected ${scheme}://${scheme === "s3" ? "bucket" : "name"}/key`);
     return { storeUrl: `${scheme}://${path.slice(0, slash)}${query}`, key: decodeURIComponent(path.slice(slash + 1)) };
   };
 }
@@ -42,7 +60,9 @@ function s3Options(url: string, overrides: Partial<S3StoreOptions>): S3StoreOpti
     throw new MisconfiguredError(`cannot parse store URL ${url}: expected s3://bucket/prefix`);
   }
   if (parsed.username || parsed.password) {
-    throw new MisconfiguredError("credentials do not belong in a store URL; use AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or an AWS profile");
+    throw new MisconfiguredError(
+      "credentials do not belong in a store URL; use AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or an AWS profile",
+    );
   }
   const bucket = parsed.hostname;
   if (!bucket) throw new MisconfiguredError(`store URL ${url} names no bucket: expected s3://bucket/prefix`);

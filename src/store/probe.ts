@@ -31,18 +31,29 @@ export async function probeStore(store: ObjectStore): Promise<ProbeReport> {
       checks.push({ name, ok: true, detail: await run() });
       return true;
     } catch (error) {
-      checks.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error), ...(isStoreError(error) ? { code: error.code } : {}) });
+      checks.push({
+        name,
+        ok: false,
+        detail: error instanceof Error ? error.message : String(error),
+        ...(isStoreError(error) ? { code: error.code } : {}),
+      });
       return false;
     }
   };
-  const expectRefusal = async (what: string, code: "AlreadyExists" | "PreconditionFailed", run: () => Promise<unknown>) => {
+  const expectRefusal = async (
+    what: string,
+    code: "AlreadyExists" | "PreconditionFailed",
+    run: () => Promise<unknown>,
+  ) => {
     try {
       await run();
     } catch (error) {
       if (isStoreError(error, code)) return `refused as expected (${code})`;
       throw error;
     }
-    throw new Error(`${what} was accepted: this store ignores conditional writes, so two runs could both promote; use a store that honours If-None-Match / If-Match (AWS S3, Ceph RGW, MinIO, R2)`);
+    throw new Error(
+      `${what} was accepted: this store ignores conditional writes, so two runs could both promote; use a store that honours If-None-Match / If-Match (AWS S3, Ceph RGW, MinIO, R2)`,
+    );
   };
 
   let first = "";
@@ -53,7 +64,9 @@ export async function probeStore(store: ObjectStore): Promise<ProbeReport> {
       return `created ${store.locate(key)}`;
     })) &&
       (await check("create when present is refused", () =>
-        expectRefusal("a second create of the same key", "AlreadyExists", () => store.put(key, enc("probe 2"), { mode: "create" })),
+        expectRefusal("a second create of the same key", "AlreadyExists", () =>
+          store.put(key, enc("probe 2"), { mode: "create" }),
+        ),
       )) &&
       (await check("update with the current version", async () => {
         second = (await store.put(key, enc("probe 3"), { mode: { update: first } })).version;
@@ -61,11 +74,14 @@ export async function probeStore(store: ObjectStore): Promise<ProbeReport> {
         return "accepted";
       })) &&
       (await check("update with a stale version is refused", () =>
-        expectRefusal("an update with a stale version", "PreconditionFailed", () => store.put(key, enc("probe 4"), { mode: { update: first } })),
+        expectRefusal("an update with a stale version", "PreconditionFailed", () =>
+          store.put(key, enc("probe 4"), { mode: { update: first } }),
+        ),
       )) &&
       (await check("read back the winner", async () => {
         const text = new TextDecoder().decode((await store.get(key)).body);
-        if (text !== "probe 3") throw new Error(`expected "probe 3", read ${JSON.stringify(text)}: a refused write changed the object`);
+        if (text !== "probe 3")
+          throw new Error(`expected "probe 3", read ${JSON.stringify(text)}: a refused write changed the object`);
         return "bytes match";
       }));
   } finally {

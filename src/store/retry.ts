@@ -14,7 +14,11 @@ export function backoffMs(attempt: number, policy: RetryPolicy = DEFAULT_RETRY):
 }
 
 /** Retries `call` while `retryable(error)` holds, up to policy.attempts tries in all. */
-export async function withRetry<T>(call: () => Promise<T>, retryable: (error: unknown) => boolean, policy: RetryPolicy = DEFAULT_RETRY): Promise<T> {
+export async function withRetry<T>(
+  call: () => Promise<T>,
+  retryable: (error: unknown) => boolean,
+  policy: RetryPolicy = DEFAULT_RETRY,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await call();

@@ -29,8 +29,25 @@ interface SdkError {
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 /** The connection broke mid-request: a write may have landed. */
 const NETWORK_CODES = new Set(["ECONNRESET", "ETIMEDOUT", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"]);
-const THROTTLE_NAMES = new Set(["SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequests", "RequestTimeout", "InternalError", "ServiceUnavailable"]);
-const ACCESS_NAMES = new Set(["AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "CredentialsProviderError", "AllAccessDisabled"]);
+const THROTTLE_NAMES = new Set([
+  "SlowDown",
+  "Throttling",
+  "ThrottlingException",
+  "RequestLimitExceeded",
+  "TooManyRequests",
+  "RequestTimeout",
+  "InternalError",
+  "ServiceUnavailable",
+]);
+const ACCESS_NAMES = new Set([
+  "AccessDenied",
+  "InvalidAccessKeyId",
+  "SignatureDoesNotMatch",
+  "ExpiredToken",
+  "InvalidToken",
+  "CredentialsProviderError",
+  "AllAccessDisabled",
+]);
 
 export function statusOf(error: unknown): number | undefined {
   return (error as SdkError | undefined)?.$metadata?.httpStatusCode;
@@ -47,7 +64,8 @@ export function classify(error: unknown, conditional: boolean): S3Failure {
   if (name === "NoSuchKey" || name === "NotFound" || status === 404) return conditional ? "precondition" : "not-found";
   if (name === "ConditionalRequestConflict" || status === 409) return conditional ? "ambiguous" : "transient";
   if (NOT_SENT_CODES.has(e.code ?? "") || NOT_SENT_CODES.has(name)) return "transient";
-  const network = NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(name) || name === "TimeoutError" || name === "AbortError";
+  const network =
+    NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(name) || name === "TimeoutError" || name === "AbortError";
   if (network || THROTTLE_NAMES.has(name) || status === 429 || (status !== undefined && status >= 500)) {
     return conditional ? "ambiguous" : "transient";
   }
@@ -55,7 +73,11 @@ export function classify(error: unknown, conditional: boolean): S3Failure {
 }
 
 /** Turns an SDK error into a typed store error whose message says what to do, and never carries secrets. */
-export function toStoreError(error: unknown, what: string, ctx: { key?: string; endpoint: string; bucket: string }): StoreError {
+export function toStoreError(
+  error: unknown,
+  what: string,
+  ctx: { key?: string; endpoint: string; bucket: string },
+): StoreError {
   const e = (error ?? {}) as SdkError;
   const status = statusOf(error);
   const name = e.name && e.name !== "Error" ? e.name : (e.code ?? e.name ?? "Error");
@@ -68,16 +90,25 @@ export function toStoreError(error: unknown, what: string, ctx: { key?: string; 
         opts,
       );
     case "no-bucket":
-      return new MisconfiguredError(`${what}: bucket '${ctx.bucket}' does not exist at ${ctx.endpoint}; create it or fix the store URL`, opts);
+      return new MisconfiguredError(
+        `${what}: bucket '${ctx.bucket}' does not exist at ${ctx.endpoint}; create it or fix the store URL`,
+        opts,
+      );
     case "not-found":
       return new NotFoundError(`${what}: not found`, opts);
     case "range":
       return new InvalidRangeError(`${what}: byte range not satisfiable: ${detail}`, opts);
     case "transient":
-      return new UnavailableError(`${what}: S3 endpoint ${ctx.endpoint} kept failing: ${detail}; is the server running and reachable? Run again later`, opts);
+      return new UnavailableError(
+        `${what}: S3 endpoint ${ctx.endpoint} kept failing: ${detail}; is the server running and reachable? Run again later`,
+        opts,
+      );
     default:
       if (/region/i.test(e.message ?? "")) {
-        return new MisconfiguredError(`${what}: no AWS region set; set AWS_REGION or add ?region=… to the store URL`, opts);
+        return new MisconfiguredError(
+          `${what}: no AWS region set; set AWS_REGION or add ?region=… to the store URL`,
+          opts,
+        );
       }
       return new StoreError(`${what}: unexpected S3 error ${detail}`, opts);
   }

@@ -14,13 +14,29 @@ import {
 import type { S3ClientConfig } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { sha256Hex } from "./digest.js";
-import { AlreadyExistsError, InvalidRangeError, MisconfiguredError, NotFoundError, PreconditionFailedError, StoreError } from "./errors.js";
+import {
+  AlreadyExistsError,
+  InvalidRangeError,
+  MisconfiguredError,
+  NotFoundError,
+  PreconditionFailedError,
+  StoreError,
+} from "./errors.js";
 import { validateKey, validatePrefix } from "./keys.js";
 import { hasUserinfo, redact } from "./secrets.js";
 import { backoffMs, DEFAULT_RETRY, withRetry } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { classify, toStoreError } from "./s3-errors.js";
-import type { GetOptions, GetResult, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult } from "./types.js";
+import type {
+  GetOptions,
+  GetResult,
+  ListEntry,
+  ListOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+} from "./types.js";
 
 export interface S3StoreOptions {
   bucket: string;
@@ -66,12 +82,18 @@ export class S3Store implements ObjectStore {
     this.prefix = options.prefix ? validateKey(options.prefix) : "";
     const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
     if (endpoint && hasUserinfo(endpoint)) {
-      throw new MisconfiguredError(`the S3 endpoint ${redact(endpoint)} carries credentials in its URL; give the bare endpoint and set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or a profile) instead`);
+      throw new MisconfiguredError(
+        `the S3 endpoint ${redact(endpoint)} carries credentials in its URL; give the bare endpoint and set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or a profile) instead`,
+      );
     }
     this.endpoint = endpoint ? redact(endpoint) : "AWS S3";
     this.url = `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ""}`;
     this.retry = options.retry ?? DEFAULT_RETRY;
-    const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? (endpoint ? "us-east-1" : undefined);
+    const region =
+      options.region ??
+      process.env.AWS_REGION ??
+      process.env.AWS_DEFAULT_REGION ??
+      (endpoint ? "us-east-1" : undefined);
     const timeout = options.requestTimeoutMs ?? 30_000;
     // Node 20 is this project's runtime; the SDK's "Node 22 from 2027" notice would only clutter every CLI run.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -99,8 +121,15 @@ export class S3Store implements ObjectStore {
 
   async head(key: string): Promise<ObjectMeta> {
     const Key = this.fullKey(key);
-    const out = await this.call(`HEAD ${this.locate(key)}`, key, () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key })));
-    return { key, size: out.ContentLength ?? 0, version: unquoteEtag(out.ETag), lastModified: out.LastModified ?? new Date(0) };
+    const out = await this.call(`HEAD ${this.locate(key)}`, key, () =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key })),
+    );
+    return {
+      key,
+      size: out.ContentLength ?? 0,
+      version: unquoteEtag(out.ETag),
+      lastModified: out.LastModified ?? new Date(0),
+    };
   }
 
   async exists(key: string): Promise<boolean> {
@@ -113,8 +142,16 @@ export class S3Store implements ObjectStore {
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const Key = this.fullKey(key);
     const range = options?.range;
-    if (range && (!Number.isSafeInteger(range.offset) || !Number.isSafeInteger(range.length) || range.offset < 0 || range.length < 0)) {
-      throw new InvalidRangeError(`invalid byte range offset=${range.offset} length=${range.length} for ${key}`, { key });
+    if (
+      range &&
+      (!Number.isSafeInteger(range.offset) ||
+        !Number.isSafeInteger(range.length) ||
+        range.offset < 0 ||
+        range.length < 0)
+    ) {
+      throw new InvalidRangeError(`invalid byte range offset=${range.offset} length=${range.length} for ${key}`, {
+        key,
+      });
     }
     if (range?.length === 0) {
       return { meta: await this.head(key), body: new Uint8Array(0) };
@@ -124,14 +161,23 @@ export class S3Store implements ObjectStore {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
       const body = (await out.Body?.transformToByteArray()) ?? new Uint8Array(0);
       const total = out.ContentRange ? Number(out.ContentRange.split("/")[1]) : (out.ContentLength ?? body.byteLength);
-      return { meta: { key, size: total, version: unquoteEtag(out.ETag), lastModified: out.LastModified ?? new Date(0) }, body };
+      return {
+        meta: { key, size: total, version: unquoteEtag(out.ETag), lastModified: out.LastModified ?? new Date(0) },
+        body,
+      };
     });
   }
 
   async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
     const Key = this.fullKey(key);
     const mode = options?.mode ?? "overwrite";
-    const base = { Bucket: this.bucket, Key, Body: body, ContentLength: body.byteLength, ContentType: options?.contentType };
+    const base = {
+      Bucket: this.bucket,
+      Key,
+      Body: body,
+      ContentLength: body.byteLength,
+      ContentType: options?.contentType,
+    };
     if (mode === "overwrite") {
       const out = await this.call(`PUT ${this.locate(key)}`, key, () => this.client.send(new PutObjectCommand(base)));
       return { version: unquoteEtag(out.ETag) };
@@ -141,7 +187,9 @@ export class S3Store implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     const Key = this.fullKey(key);
-    await this.call(`DELETE ${this.locate(key)}`, key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
+    await this.call(`DELETE ${this.locate(key)}`, key, () =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })),
+    );
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {
@@ -152,13 +200,23 @@ export class S3Store implements ObjectStore {
     do {
       const page = await this.call(`LIST ${this.url}/${prefix}`, undefined, () =>
         this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: base + prefix, ContinuationToken: token, StartAfter: token ? undefined : startAfter }),
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: base + prefix,
+            ContinuationToken: token,
+            StartAfter: token ? undefined : startAfter,
+          }),
         ),
       );
       for (const item of page.Contents ?? []) {
         // Console "folder" objects (zero bytes, key ending in '/') are no key of ours, and no valid key at all.
         if (item.Key === undefined || item.Key.endsWith("/")) continue;
-        yield { key: item.Key.slice(base.length), size: item.Size ?? 0, lastModified: item.LastModified ?? new Date(0), ...(item.ETag ? { version: unquoteEtag(item.ETag) } : {}) };
+        yield {
+          key: item.Key.slice(base.length),
+          size: item.Size ?? 0,
+          lastModified: item.LastModified ?? new Date(0),
+          ...(item.ETag ? { version: unquoteEtag(item.ETag) } : {}),
+        };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
       startAfter = undefined;
@@ -176,10 +234,18 @@ export class S3Store implements ObjectStore {
     let uploadIdMarker: string | undefined;
     for (;;) {
       const page = await this.call(`LIST uploads ${this.url}`, undefined, () =>
-        this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: base, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker })),
+        this.client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: base,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        ),
       );
       for (const u of page.Uploads ?? []) {
-        if (u.Key && u.UploadId && u.Initiated && u.Initiated < before) yield { key: u.Key.slice(base.length), uploadId: u.UploadId, initiated: u.Initiated };
+        if (u.Key && u.UploadId && u.Initiated && u.Initiated < before)
+          yield { key: u.Key.slice(base.length), uploadId: u.UploadId, initiated: u.Initiated };
       }
       if (!page.IsTruncated) return;
       keyMarker = page.NextKeyMarker;
@@ -189,7 +255,9 @@ export class S3Store implements ObjectStore {
 
   async abortUpload(key: string, uploadId: string): Promise<void> {
     const Key = this.fullKey(key);
-    await this.call(`ABORT upload ${this.locate(key)}`, key, () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })));
+    await this.call(`ABORT upload ${this.locate(key)}`, key, () =>
+      this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })),
+    );
   }
 
   private fullKey(key: string): string {
@@ -245,7 +313,10 @@ export class S3Store implements ObjectStore {
             continue;
           }
           if (current === expected) {
-            throw new MisconfiguredError(`${where}: the store rejects If-Match with its own current ETag in either form; it cannot be used for promotion`, { key });
+            throw new MisconfiguredError(
+              `${where}: the store rejects If-Match with its own current ETag in either form; it cannot be used for promotion`,
+              { key },
+            );
           }
           throw lost(current);
         }
@@ -257,7 +328,11 @@ export class S3Store implements ObjectStore {
         if (failure !== "ambiguous") throw toStoreError(error, `conditional PUT ${where}`, this.ctx(key));
         // Outcome unknown: read back and decide.
         const stored = await this.readBack(key).catch((readError: unknown) => {
-          throw toStoreError(readError, `conditional PUT ${where} had an unknown outcome and reading it back failed`, this.ctx(key));
+          throw toStoreError(
+            readError,
+            `conditional PUT ${where} had an unknown outcome and reading it back failed`,
+            this.ctx(key),
+          );
         });
         if (stored && stored.hash === sha256Hex(body)) return { version: stored.version };
         const stillExpected = expected === undefined ? stored === undefined : stored?.version === expected;

@@ -59,9 +59,13 @@ export function isObjectUrl(url: string): boolean {
 }
 
 /** The store holding the object an object URL names, and its key. The caller closes the store. */
-export function openObject(url: string, options: OpenStoreOptions = {}): { store: ObjectStore; key: string; storeUrl: string } {
+export function openObject(
+  url: string,
+  options: OpenStoreOptions = {},
+): { store: ObjectStore; key: string; storeUrl: string } {
   const scheme = schemeFor(url);
-  if (!scheme.split) throw new MisconfiguredError(`${url}: ${schemeOf(url)}:// names stores, not objects; name a file by its path`);
+  if (!scheme.split)
+    throw new MisconfiguredError(`${url}: ${schemeOf(url)}:// names stores, not objects; name a file by its path`);
   const { storeUrl, key } = scheme.split(url);
   return { store: scheme.open(storeUrl, options), key, storeUrl };
 }

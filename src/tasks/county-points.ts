@@ -27,7 +27,11 @@ export const countyPoints = defineTask({
   ],
   plausibility: { minRows: 1 },
   async compute(ctx) {
-    const { table } = await readGeoParquet(await ctx.input("counties"), `us-counties ${ctx.partition.region} ${ctx.partition.date}`, { columns: ["geoid", "name", "state", "geometry"] });
+    const { table } = await readGeoParquet(
+      await ctx.input("counties"),
+      `us-counties ${ctx.partition.region} ${ctx.partition.date}`,
+      { columns: ["geoid", "name", "state", "geometry"] },
+    );
     const geoid = table.getChild("geoid");
     const name = table.getChild("name");
     const geometry = table.getChild("geometry");
@@ -35,7 +39,10 @@ export const countyPoints = defineTask({
     for (let i = 0; i < table.numRows; i++) {
       const polygon = decodeWkb(geometry?.get(i) as Uint8Array, i);
       const point = pointOnFeature({ type: "Feature", properties: {}, geometry: polygon as never });
-      out.push({ geometry: point.geometry as never, properties: { geoid: String(geoid?.get(i)), name: String(name?.get(i)), state: ctx.partition.region } });
+      out.push({
+        geometry: point.geometry as never,
+        properties: { geoid: String(geoid?.get(i)), name: String(name?.get(i)), state: ctx.partition.region },
+      });
     }
     return out;
   },

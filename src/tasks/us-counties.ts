@@ -42,14 +42,18 @@ export const usCounties = defineTask({
     const fips = FIPS_BY_STATE[ctx.partition.region];
     if (!fips) throw new Error(`unknown state '${ctx.partition.region}'`);
     const topo = JSON.parse(new TextDecoder().decode(await ctx.input("counties"))) as Topology;
-    const collection = feature(topo, topo.objects.counties as never) as unknown as { features: { id: string; properties: { name: string }; geometry: Geometry | null }[] };
+    const collection = feature(topo, topo.objects.counties as never) as unknown as {
+      features: { id: string; properties: { name: string }; geometry: Geometry | null }[];
+    };
     const rows = collection.features.filter((f) => String(f.id).startsWith(fips) && f.geometry);
     const geometries = rows.map((f) => f.geometry as Geometry);
     const column = encodeWkbColumn(geometries);
     const invalid = new Set((await validateWkb(column.data, column.offsets, CRS84, { threads: 0 })).map((i) => i.row));
     const out: Feature[] = [];
     for (const [i, f] of rows.entries()) {
-      const geometry = invalid.has(i) ? await makeValidPolygonal(geometries[i] as Geometry) : (geometries[i] as Geometry);
+      const geometry = invalid.has(i)
+        ? await makeValidPolygonal(geometries[i] as Geometry)
+        : (geometries[i] as Geometry);
       out.push({
         geometry,
         properties: {

@@ -16,11 +16,22 @@ describe("doctor / probeStore", () => {
   let server: S3rver;
   let ignoringEndpoint: string;
   let dir: string;
-  const ignoringEnv = () => ({ AWS_ENDPOINT_URL_S3: ignoringEndpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1" });
+  const ignoringEnv = () => ({
+    AWS_ENDPOINT_URL_S3: ignoringEndpoint,
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_REGION: "us-east-1",
+  });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-s3rver-"));
-    server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: dir, configureBuckets: [{ name: "ignoring", configs: [] }] });
+    server = new S3rver({
+      address: "127.0.0.1",
+      port: 0,
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: "ignoring", configs: [] }],
+    });
     const { port } = (await server.run()) as { port: number };
     ignoringEndpoint = `http://127.0.0.1:${port}`;
   });
@@ -30,7 +41,12 @@ describe("doctor / probeStore", () => {
   });
 
   it("rejects a store that accepts conditional headers and ignores them", async () => {
-    const store = new S3Store({ bucket: "ignoring", endpoint: ignoringEndpoint, region: "us-east-1", credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } });
+    const store = new S3Store({
+      bucket: "ignoring",
+      endpoint: ignoringEndpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    });
     const report = await probeStore(store);
     await store.close();
     expect(report.ok).toBe(false);
@@ -77,7 +93,10 @@ describe("doctor / probeStore", () => {
   });
 
   it("CLI: an unreachable store and a missing bucket exit 3 with what to do", async () => {
-    const unreachable = await runCli(["doctor", "--store", "s3://b/x"], { ...s3Env(), AWS_ENDPOINT_URL_S3: "http://127.0.0.1:9" });
+    const unreachable = await runCli(["doctor", "--store", "s3://b/x"], {
+      ...s3Env(),
+      AWS_ENDPOINT_URL_S3: "http://127.0.0.1:9",
+    });
     expect(unreachable.code).toBe(3);
     expect(unreachable.stdout).toMatch(/ECONNREFUSED; is the server running/);
     const noBucket = await runCli(["doctor", "--store", "s3://no-such-bucket-georefresh/x"], s3Env());

@@ -17,31 +17,118 @@ describe("usage errors exit 2 with a clear message", () => {
   /** A config of the built-in counties with this versions.json content. */
   function withVersions(versions: unknown): string {
     writeFileSync(join(dir, "versions.json"), JSON.stringify(versions));
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ store: "./store", versions: "./versions.json", datasets: { c: { task: "us-counties" } } }));
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ store: "./store", versions: "./versions.json", datasets: { c: { task: "us-counties" } } }),
+    );
     return join(dir, "config.json");
   }
 
   const cases: [string, string[], RegExp][] = [
-    ["a non-numeric --concurrency", ["backfill", "--dataset", "us-counties", "--from", "2026-01-01", "--to", "2026-01-02", "--concurrency", "abc", "--store", "x"], /--concurrency <n>' argument 'abc' is invalid\. expected a whole number ≥ 1/],
-    ["a fractional --workers", ["backfill", "--dataset", "us-counties", "--from", "2026-01-01", "--to", "2026-01-02", "--workers", "1.5", "--store", "x"], /expected a whole number ≥ 0, got "1\.5"/],
-    ["a non-numeric --attempts", ["deliver", "--webhook", "http://127.0.0.1:1/x", "--attempts", "abc", "--store", "x"], /--attempts <n>' argument 'abc' is invalid/],
-    ["a negative --keep", ["gc", "--artifacts", "--keep", "-1", "--store", "x"], /--keep <n>' argument '-1' is invalid/],
-    ["a gc floor below 1h", ["gc", "--older-than", "10m", "--apply", "--store", "x"], /below gc's floor of 1h; runs in progress own younger objects\. Add --override-floor/],
-    ["a day that does not exist", ["backfill", "--dataset", "us-counties", "--from", "2026-02-30", "--to", "2026-03-02", "--dry-run", "--store", "x"], /--from 2026-02-30 is not a calendar date YYYY-MM-DD/],
-    ["a key with a '..' segment", ["show", "us-counties", "--region", "x/../../y", "--date", "2026-01-01", "--store", "x"], /invalid key .*no '\.' or '\.\.' segments/],
+    [
+      "a non-numeric --concurrency",
+      [
+        "backfill",
+        "--dataset",
+        "us-counties",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-01-02",
+        "--concurrency",
+        "abc",
+        "--store",
+        "x",
+      ],
+      /--concurrency <n>' argument 'abc' is invalid\. expected a whole number ≥ 1/,
+    ],
+    [
+      "a fractional --workers",
+      [
+        "backfill",
+        "--dataset",
+        "us-counties",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-01-02",
+        "--workers",
+        "1.5",
+        "--store",
+        "x",
+      ],
+      /expected a whole number ≥ 0, got "1\.5"/,
+    ],
+    [
+      "a non-numeric --attempts",
+      ["deliver", "--webhook", "http://127.0.0.1:1/x", "--attempts", "abc", "--store", "x"],
+      /--attempts <n>' argument 'abc' is invalid/,
+    ],
+    [
+      "a negative --keep",
+      ["gc", "--artifacts", "--keep", "-1", "--store", "x"],
+      /--keep <n>' argument '-1' is invalid/,
+    ],
+    [
+      "a gc floor below 1h",
+      ["gc", "--older-than", "10m", "--apply", "--store", "x"],
+      /below gc's floor of 1h; runs in progress own younger objects\. Add --override-floor/,
+    ],
+    [
+      "a day that does not exist",
+      [
+        "backfill",
+        "--dataset",
+        "us-counties",
+        "--from",
+        "2026-02-30",
+        "--to",
+        "2026-03-02",
+        "--dry-run",
+        "--store",
+        "x",
+      ],
+      /--from 2026-02-30 is not a calendar date YYYY-MM-DD/,
+    ],
+    [
+      "a key with a '..' segment",
+      ["show", "us-counties", "--region", "x/../../y", "--date", "2026-01-01", "--store", "x"],
+      /invalid key .*no '\.' or '\.\.' segments/,
+    ],
   ];
   for (const [what, args, message] of cases) {
-    it(what, async () => {
-      const r = await runCli(args.map((a) => (a === "x" ? store : a)));
-      expect(r.stderr).toMatch(message);
-      expect(r.code).toBe(2);
-    }, 30_000);
+    it(
+      what,
+      async () => {
+        const r = await runCli(args.map((a) => (a === "x" ? store : a)));
+        expect(r.stderr).toMatch(message);
+        expect(r.code).toBe(2);
+      },
+      30_000,
+    );
   }
 
   const versions: [string, unknown, RegExp][] = [
-    ["two values of a pin from one date", { vintage: [{ from: "2026-01-01", value: "a" }, { from: "2026-01-01", value: "b" }] }, /pin 'vintage' has two entries from 2026-01-01; keep one value per date/],
-    ["a pin from a date that does not exist", { vintage: [{ from: "2026-13-45", value: "a" }] }, /pin 'vintage' has an entry .*a calendar date/],
-    ["an array instead of an object", [{ from: "2026-01-01", value: "a" }], /expected an object of pin name → \[\{ from, value \}\]/],
+    [
+      "two values of a pin from one date",
+      {
+        vintage: [
+          { from: "2026-01-01", value: "a" },
+          { from: "2026-01-01", value: "b" },
+        ],
+      },
+      /pin 'vintage' has two entries from 2026-01-01; keep one value per date/,
+    ],
+    [
+      "a pin from a date that does not exist",
+      { vintage: [{ from: "2026-13-45", value: "a" }] },
+      /pin 'vintage' has an entry .*a calendar date/,
+    ],
+    [
+      "an array instead of an object",
+      [{ from: "2026-01-01", value: "a" }],
+      /expected an object of pin name → \[\{ from, value \}\]/,
+    ],
   ];
   for (const [what, doc, message] of versions) {
     it(`versions.json with ${what}`, async () => {

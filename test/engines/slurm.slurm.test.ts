@@ -30,7 +30,12 @@ async function judged(store: ObjectStore): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for await (const e of store.list("manifests/")) {
     const m = (await readManifest(store, e.key))?.manifest;
-    out[e.key] = { key: m?.current?.key, sha256: m?.current?.sha256, plausibility: m?.current?.plausibility, history: m?.history.length };
+    out[e.key] = {
+      key: m?.current?.key,
+      sha256: m?.current?.sha256,
+      plausibility: m?.current?.plausibility,
+      history: m?.history.length,
+    };
   }
   return out;
 }
@@ -54,7 +59,11 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
     const out: Record<string, { state: string; exit: string; restarts: number }> = {};
     for (const rec of slurm("scontrol", ["show", "job", "-o", job]).trim().split("\n")) {
       const field = (n: string) => new RegExp(`\\b${n}=(\\S+)`).exec(rec)?.[1] ?? "";
-      out[field("ArrayTaskId") || "-"] = { state: field("JobState"), exit: field("ExitCode"), restarts: Number(field("Restarts")) };
+      out[field("ArrayTaskId") || "-"] = {
+        state: field("JobState"),
+        exit: field("ExitCode"),
+        restarts: Number(field("Restarts")),
+      };
     }
     return out;
   };
@@ -67,9 +76,15 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
     writePoints(join(dir, "points.json"), 60);
     const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
     // A small delay per partition keeps each task running long enough to be cancelled part-way.
-    writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { regions: ${JSON.stringify(REGIONS)}, delayMs: 250 });\n`);
+    writeFileSync(
+      join(dir, "task.mjs"),
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { regions: ${JSON.stringify(REGIONS)}, delayMs: 250 });\n`,
+    );
     writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }));
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }),
+    );
     // The test's georefresh: the CLI from source. Array task 1's first attempt gets an endpoint where nothing
     // listens, so it ends 75 (transient) and Slurm's RequeueExit must run it again.
     writeFileSync(
@@ -77,7 +92,12 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
       `#!/bin/bash\nif [ "\${SLURM_ARRAY_TASK_ID:-}" = 1 ] && [ "\${SLURM_RESTART_COUNT:-0}" = 0 ]; then export AWS_ENDPOINT_URL_S3=http://127.0.0.1:9; fi\nexec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(join(REPO, "src/cli/main.ts"))} "$@"\n`,
     );
     chmodSync(join(dir, "georefresh"), 0o755);
-    env = { ...(process.env as Record<string, string>), ...fx.env, SLURM_CONF: conf, GEOREFRESH_BIN: join(dir, "georefresh") };
+    env = {
+      ...(process.env as Record<string, string>),
+      ...fx.env,
+      SLURM_CONF: conf,
+      GEOREFRESH_BIN: join(dir, "georefresh"),
+    };
   }, 120_000);
   afterAll(async () => {
     await fx?.dispose();
@@ -87,20 +107,44 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
 
   it("requeues a transient failure, survives a cancelled and re-submitted task, and ends equal to one machine", async () => {
     const task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
-    const clean = await backfill({ store: ref.store, dataset: "k", task, versions: VERSIONS, from: "2026-01-01", to: "2026-01-06", threads: 0 });
+    const clean = await backfill({
+      store: ref.store,
+      dataset: "k",
+      task,
+      versions: VERSIONS,
+      from: "2026-01-01",
+      to: "2026-01-06",
+      threads: 0,
+    });
     expect(clean.counts.promoted).toBe(36);
 
     const args = ["--dataset", "k", ...RANGE, "--config", join(dir, "config.json")];
     const log = (job: string, index: number) => join(dir, `backfill-${job}_${index}.log`);
     const out = ["--output", join(dir, "backfill-%A_%a.log"), "--chdir", REPO];
-    const job = slurm("sbatch", ["--parsable", `--array=0-${SHARDS - 1}`, ...out, join(REPO, "infra/slurm/backfill.sbatch"), ...args]).trim();
+    const job = slurm("sbatch", [
+      "--parsable",
+      `--array=0-${SHARDS - 1}`,
+      ...out,
+      join(REPO, "infra/slurm/backfill.sbatch"),
+      ...args,
+    ]).trim();
 
     // Cancel task 0 once it has finished two partitions (of its 12), while it works on more.
-    const mine = (await plannedPartitions({ dataset: "k", task, from: "2026-01-01", to: "2026-01-06", shard: { index: 0, count: SHARDS } })).length;
+    const mine = (
+      await plannedPartitions({
+        dataset: "k",
+        task,
+        from: "2026-01-01",
+        to: "2026-01-06",
+        shard: { index: 0, count: SHARDS },
+      })
+    ).length;
     let done = 0;
     for (let i = 0; i < 1200 && done < 2; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      done = existsSync(log(job, 0)) ? (readFileSync(log(job, 0), "utf8").match(new RegExp(`^\\d+/${mine} `, "gm")) ?? []).length : 0;
+      done = existsSync(log(job, 0))
+        ? (readFileSync(log(job, 0), "utf8").match(new RegExp(`^\\d+/${mine} `, "gm")) ?? []).length
+        : 0;
     }
     expect(done).toBeGreaterThanOrEqual(2);
     slurm("scancel", [`${job}_0`]);
@@ -122,8 +166,24 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
     expect(missing.length).toBeLessThan(mine);
 
     // Re-submit index 0 with the array's shard count, and chain finalize on it.
-    const again = slurm("sbatch", ["--parsable", "--array=0", `--export=ALL,GEOREFRESH_SHARDS=${SHARDS}`, ...out, join(REPO, "infra/slurm/backfill.sbatch"), ...args]).trim();
-    const fin = slurm("sbatch", ["--parsable", `--dependency=afterok:${again}`, "--output", join(dir, "finalize-%j.log"), "--chdir", REPO, join(REPO, "infra/slurm/finalize.sbatch"), ...args]).trim();
+    const again = slurm("sbatch", [
+      "--parsable",
+      "--array=0",
+      `--export=ALL,GEOREFRESH_SHARDS=${SHARDS}`,
+      ...out,
+      join(REPO, "infra/slurm/backfill.sbatch"),
+      ...args,
+    ]).trim();
+    const fin = slurm("sbatch", [
+      "--parsable",
+      `--dependency=afterok:${again}`,
+      "--output",
+      join(dir, "finalize-%j.log"),
+      "--chdir",
+      REPO,
+      join(REPO, "infra/slurm/finalize.sbatch"),
+      ...args,
+    ]).trim();
     await gone(again);
     await gone(fin);
     expect(states(again)["0"]).toMatchObject({ state: "COMPLETED", exit: "0:0" });

@@ -13,7 +13,8 @@ function pyproj(script: string, input: unknown): unknown {
 
 describe("CRS", () => {
   it("parses the usual spellings of a code and refuses unknown ones", () => {
-    for (const s of ["EPSG:5070", "epsg:5070", "5070", "urn:ogc:def:crs:EPSG::5070"]) expect(crsFromCode(s).id).toBe("EPSG:5070");
+    for (const s of ["EPSG:5070", "epsg:5070", "5070", "urn:ogc:def:crs:EPSG::5070"])
+      expect(crsFromCode(s).id).toBe("EPSG:5070");
     expect(crsFromCode(5070).id).toBe("EPSG:5070");
     expect(crsFromCode("CRS84").id).toBe("OGC:CRS84");
     expect(crsFromCode("OGC:CRS84").projjson).toBeUndefined();
@@ -42,9 +43,13 @@ print(json.dumps(out))`,
     expect(crsFromProjjson({ name: "NAD83 / Conus Albers" }, "in.parquet").id).toBe("EPSG:5070");
     expect(crsFromProjjson({ id: { authority: "OGC", code: "CRS84" } }, "x").id).toBe("OGC:CRS84");
     expect(crsFromGeoParquet({}, "x").id).toBe("OGC:CRS84");
-    expect(() => crsFromGeoParquet({ crs: null }, "counties.parquet")).toThrow(/refusing to compute: counties.parquet has no CRS/);
+    expect(() => crsFromGeoParquet({ crs: null }, "counties.parquet")).toThrow(
+      /refusing to compute: counties.parquet has no CRS/,
+    );
     expect(() => crsFromProjjson({ name: "Some Local Grid" }, "in.parquet")).toThrow(/refusing to compute/);
-    expect(() => crsFromProjjson({ id: { authority: "ESRI", code: 102003 } }, "in.parquet")).toThrow(/ESRI:102003 is not one georefresh knows/);
+    expect(() => crsFromProjjson({ id: { authority: "ESRI", code: 102003 } }, "in.parquet")).toThrow(
+      /ESRI:102003 is not one georefresh knows/,
+    );
   });
 
   it("reprojects to known coordinates", () => {
@@ -54,13 +59,28 @@ print(json.dumps(out))`,
     const [e, n] = transformer(crsFromCode(4326), crsFromCode(32610))([-123, 0]) as [number, number];
     expect(e).toBeCloseTo(500000, 3);
     expect(n).toBeCloseTo(0, 3);
-    const back = reproject(reproject({ type: "Point", coordinates: [-122.4, 37.8, 12] }, crsFromCode(4326), crsFromCode(3857)), crsFromCode(3857), crsFromCode(4326));
+    const back = reproject(
+      reproject({ type: "Point", coordinates: [-122.4, 37.8, 12] }, crsFromCode(4326), crsFromCode(3857)),
+      crsFromCode(3857),
+      crsFromCode(4326),
+    );
     expect(back.type === "Point" && back.coordinates[0]).toBeCloseTo(-122.4, 9);
     expect(back.type === "Point" && back.coordinates[2]).toBe(12);
   });
 
   it("measures equal-area area within 0.01% of PROJ's geodesic area", () => {
-    const cell = { type: "Polygon" as const, coordinates: [densify([[-100, 40], [-99, 40], [-99, 41], [-100, 41], [-100, 40]])] };
+    const cell = {
+      type: "Polygon" as const,
+      coordinates: [
+        densify([
+          [-100, 40],
+          [-99, 40],
+          [-99, 41],
+          [-100, 41],
+          [-100, 40],
+        ]),
+      ],
+    };
     const truth = pyproj(
       `import json, sys
 from pyproj import Geod
@@ -81,7 +101,11 @@ function densify(ring: number[][]): number[][] {
   const out: number[][] = [];
   for (let i = 0; i < ring.length - 1; i++) {
     const [a, b] = [ring[i] as number[], ring[i + 1] as number[]];
-    for (let k = 0; k < 50; k++) out.push([(a[0] as number) + ((b[0] as number) - (a[0] as number)) * (k / 50), (a[1] as number) + ((b[1] as number) - (a[1] as number)) * (k / 50)]);
+    for (let k = 0; k < 50; k++)
+      out.push([
+        (a[0] as number) + ((b[0] as number) - (a[0] as number)) * (k / 50),
+        (a[1] as number) + ((b[1] as number) - (a[1] as number)) * (k / 50),
+      ]);
   }
   out.push(ring[ring.length - 1] as number[]);
   return out;

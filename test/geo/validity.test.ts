@@ -13,7 +13,10 @@ describe("validateWkb: every geometry, GEOS semantics", () => {
     for (const [row, c] of INVALID.entries()) {
       const found = issues.filter((i) => i.row === row);
       expect(found, c.name).not.toHaveLength(0);
-      expect(found.map((i) => i.kind), c.name).toContain(c.kind);
+      expect(
+        found.map((i) => i.kind),
+        c.name,
+      ).toContain(c.kind);
       expect(found.map((i) => i.reason).join(" | "), c.name).toMatch(c.reason);
     }
   });
@@ -45,7 +48,16 @@ describe("validateWkb: every geometry, GEOS semantics", () => {
   });
 
   it("reports malformed WKB by row and byte offset instead of crashing", async () => {
-    const col = encodeWkbColumn([{ type: "Point", coordinates: [1, 2] }, { type: "LineString", coordinates: [[0, 0], [1, 1]] }]);
+    const col = encodeWkbColumn([
+      { type: "Point", coordinates: [1, 2] },
+      {
+        type: "LineString",
+        coordinates: [
+          [0, 0],
+          [1, 1],
+        ],
+      },
+    ]);
     const truncated = col.data.slice(0, (col.offsets[2] as number) - 4);
     const offsets = Int32Array.from([0, col.offsets[1] as number, truncated.byteLength]);
     const issues = await validateWkb(truncated, offsets, CRS84, { threads: 0 });

@@ -34,7 +34,12 @@ describe("rewriting a WKB column", () => {
   it("reprojects without building geometries, to the bytes the feature path writes", () => {
     const from = crsFromCode("OGC:CRS84");
     const to = crsFromCode("EPSG:5070");
-    const geoms = ALL.map((g) => JSON.parse(JSON.stringify(g).replace(/(-?\d+(\.\d+)?)(?=[,\]])/g, (m) => String(-100 + Number(m) / 10))) as Geometry);
+    const geoms = ALL.map(
+      (g) =>
+        JSON.parse(
+          JSON.stringify(g).replace(/(-?\d+(\.\d+)?)(?=[,\]])/g, (m) => String(-100 + Number(m) / 10)),
+        ) as Geometry,
+    );
     const encoded = encodeWkbColumn(geoms);
     const out = rewriteWkbColumn(encoded.data, encoded.offsets, transformer(from, to));
     const expected = encodeWkbColumn(geoms.map((g) => reproject(g, from, to)));
@@ -46,8 +51,13 @@ describe("rewriting a WKB column", () => {
   it("names the row and the byte offset within the row of malformed values", () => {
     const good = encodeWkbColumn(ALL.slice(0, 3));
     const poly = encodeWkbColumn([ALL[5] as Geometry]).data;
-    const truncated = column([good.data.subarray(good.offsets[0], good.offsets[1]), poly.subarray(0, poly.byteLength - 3)]);
-    expect(() => rewriteWkbColumn(truncated.data, truncated.offsets)).toThrow(/^row 1: invalid WKB at byte \d+: truncated/);
+    const truncated = column([
+      good.data.subarray(good.offsets[0], good.offsets[1]),
+      poly.subarray(0, poly.byteLength - 3),
+    ]);
+    expect(() => rewriteWkbColumn(truncated.data, truncated.offsets)).toThrow(
+      /^row 1: invalid WKB at byte \d+: truncated/,
+    );
     const error = (() => {
       try {
         rewriteWkbColumn(truncated.data, truncated.offsets);
@@ -56,8 +66,12 @@ describe("rewriting a WKB column", () => {
       }
     })();
     expect(error?.byteOffset).toBeLessThan(poly.byteLength);
-    const mixed = column([Uint8Array.from(Buffer.from("0104000000" + "01000000" + "01e9030000" + "0".repeat(48), "hex"))]);
-    expect(() => rewriteWkbColumn(mixed.data, mixed.offsets)).toThrow(/row 0: invalid WKB at byte 9: a part is XYZ inside an XY geometry/);
+    const mixed = column([
+      Uint8Array.from(Buffer.from("0104000000" + "01000000" + "01e9030000" + "0".repeat(48), "hex")),
+    ]);
+    expect(() => rewriteWkbColumn(mixed.data, mixed.offsets)).toThrow(
+      /row 0: invalid WKB at byte 9: a part is XYZ inside an XY geometry/,
+    );
     const trailing = column([Uint8Array.from([...poly, 0])]);
     expect(() => rewriteWkbColumn(trailing.data, trailing.offsets)).toThrow(/1 bytes left over/);
   });

@@ -3,7 +3,6 @@ import type { Geometry } from "../../src/geo/geometry.js";
 import { ALL } from "./wkb-corpus.js";
 import { decodeWkb, encodeWkb, encodeWkbColumn, WkbError, wkbSummary } from "../../src/geo/wkb.js";
 
-
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ""), "hex"));
 
 describe("WKB codec", () => {
@@ -15,25 +14,50 @@ describe("WKB codec", () => {
     const col = encodeWkbColumn(ALL);
     expect(col.offsets).toHaveLength(ALL.length + 1);
     expect(col.offsets[ALL.length]).toBe(col.data.byteLength);
-    for (const [i, g] of ALL.entries()) expect(decodeWkb(col.data.subarray(col.offsets[i], col.offsets[i + 1]))).toEqual(g);
+    for (const [i, g] of ALL.entries())
+      expect(decodeWkb(col.data.subarray(col.offsets[i], col.offsets[i + 1]))).toEqual(g);
     expect([...col.bboxes.subarray(20, 24)]).toEqual([0, 0, 4, 4]); // the first polygon
     expect(Number.isNaN(col.bboxes[8])).toBe(true); // POINT EMPTY has no extent
-    expect(col.types).toEqual(new Set(["Point", "Point Z", "LineString", "Polygon", "Polygon Z", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection"]));
+    expect(col.types).toEqual(
+      new Set([
+        "Point",
+        "Point Z",
+        "LineString",
+        "Polygon",
+        "Polygon Z",
+        "MultiPoint",
+        "MultiLineString",
+        "MultiPolygon",
+        "GeometryCollection",
+      ]),
+    );
   });
 
   it("matches the ISO WKB bytes other tools write", () => {
-    expect(Buffer.from(encodeWkb({ type: "Point", coordinates: [1, 2] })).toString("hex")).toBe("0101000000000000000000f03f0000000000000040");
-    expect(Buffer.from(encodeWkb({ type: "Point", coordinates: [1, 2, 3] })).toString("hex")).toBe("01e9030000000000000000f03f00000000000000400000000000000840");
+    expect(Buffer.from(encodeWkb({ type: "Point", coordinates: [1, 2] })).toString("hex")).toBe(
+      "0101000000000000000000f03f0000000000000040",
+    );
+    expect(Buffer.from(encodeWkb({ type: "Point", coordinates: [1, 2, 3] })).toString("hex")).toBe(
+      "01e9030000000000000000f03f00000000000000400000000000000840",
+    );
   });
 
   it("reads big-endian WKB and EWKB with Z flag and SRID", () => {
-    expect(decodeWkb(hex("00 00000001 3ff0000000000000 4000000000000000"))).toEqual({ type: "Point", coordinates: [1, 2] });
+    expect(decodeWkb(hex("00 00000001 3ff0000000000000 4000000000000000"))).toEqual({
+      type: "Point",
+      coordinates: [1, 2],
+    });
     const ewkb = hex("01 010000a0 e6100000 000000000000f03f 0000000000000040 0000000000000840");
     expect(decodeWkb(ewkb)).toEqual({ type: "Point", coordinates: [1, 2, 3] });
     expect(wkbSummary(ewkb).type).toBe("Point Z");
-    expect(decodeWkb(hex("00 00000002 00000002 0000000000000000 0000000000000000 3ff0000000000000 3ff0000000000000"))).toEqual({
+    expect(
+      decodeWkb(hex("00 00000002 00000002 0000000000000000 0000000000000000 3ff0000000000000 3ff0000000000000")),
+    ).toEqual({
       type: "LineString",
-      coordinates: [[0, 0], [1, 1]],
+      coordinates: [
+        [0, 0],
+        [1, 1],
+      ],
     });
   });
 

@@ -15,7 +15,11 @@ import { runCli } from "../helpers/cli.js";
 import { duckdb } from "../helpers/duckdb.js";
 
 const POINT = "0101000000000000000000f03f0000000000000040"; // WKB POINT (1 2)
-const GEO = JSON.stringify({ version: "1.1.0", primary_column: "geometry", columns: { geometry: { encoding: "WKB", geometry_types: ["Point"] } } });
+const GEO = JSON.stringify({
+  version: "1.1.0",
+  primary_column: "geometry",
+  columns: { geometry: { encoding: "WKB", geometry_types: ["Point"] } },
+});
 
 describe("decompression bombs", () => {
   let dir: string;
@@ -25,7 +29,9 @@ describe("decompression bombs", () => {
     bomb = join(dir, "bomb.parquet");
     const conn = await duckdb();
     // 24 rows × 10 MB of one repeated letter: ~240 MB declared, a few hundred KB on disk.
-    await conn.run(`COPY (SELECT i::INTEGER AS id, from_hex('${POINT}') AS geometry, repeat('a', 10000000) AS note FROM range(24) t(i)) TO '${bomb}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000, KV_METADATA {geo: '${GEO}'})`);
+    await conn.run(
+      `COPY (SELECT i::INTEGER AS id, from_hex('${POINT}') AS geometry, repeat('a', 10000000) AS note FROM range(24) t(i)) TO '${bomb}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000, KV_METADATA {geo: '${GEO}'})`,
+    );
     expect(statSync(bomb).size).toBeLessThan(2_000_000);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +40,9 @@ describe("decompression bombs", () => {
     const old = process.env.GEOREFRESH_MAX_DECODE_BYTES;
     process.env.GEOREFRESH_MAX_DECODE_BYTES = String(64 * 2 ** 20);
     try {
-      await expect(readGeoParquet(readFileSync(bomb), bomb)).rejects.toThrow(/refusing to decode more than 64 MiB .* over the limit of 64 MiB \(GEOREFRESH_MAX_DECODE_BYTES\)\. It may be a decompression bomb/);
+      await expect(readGeoParquet(readFileSync(bomb), bomb)).rejects.toThrow(
+        /refusing to decode more than 64 MiB .* over the limit of 64 MiB \(GEOREFRESH_MAX_DECODE_BYTES\)\. It may be a decompression bomb/,
+      );
       // Only the columns asked for count: the geometry alone is tiny and reads.
       const { table } = await readGeoParquet(readFileSync(bomb), bomb, { columns: ["id", "geometry"] });
       expect(table.numRows).toBe(24);
@@ -48,8 +56,14 @@ describe("decompression bombs", () => {
     expect(longestDictionaryValues(readFileSync(bomb), 2 ** 30)[0]?.get("note")).toBe(10_000_000);
     const names = Array.from({ length: 70_000 }, (_, i) => `parcel ${i} on ${"Main Street ".repeat(1 + (i % 3))}`);
     const { table, stats } = featuresToTable(
-      names.map((name, i) => ({ geometry: { type: "Point", coordinates: [(i % 100) * 0.01, Math.floor(i / 100) * 0.01] }, properties: { id: i, name } })),
-      [{ name: "id", type: "int32" }, { name: "name", type: "string" }],
+      names.map((name, i) => ({
+        geometry: { type: "Point", coordinates: [(i % 100) * 0.01, Math.floor(i / 100) * 0.01] },
+        properties: { id: i, name },
+      })),
+      [
+        { name: "id", type: "int32" },
+        { name: "name", type: "string" },
+      ],
     );
     const { bytes } = await writeGeoParquet(table, { crs: crsFromCode("OGC:CRS84"), idColumn: "id", stats });
     const longest = longestDictionaryValues(bytes, 2 ** 30);

@@ -1,4 +1,18 @@
-import { Binary, Bool, DateDay, Float32, Float64, Int16, Int32, Int64, List, Field, TimestampMillisecond, Utf8, vectorFromArray } from "apache-arrow";
+import {
+  Binary,
+  Bool,
+  DateDay,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  List,
+  Field,
+  TimestampMillisecond,
+  Utf8,
+  vectorFromArray,
+} from "apache-arrow";
 import type { DataType, Vector } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { binaryColumn, compactChunks } from "../../src/geoparquet/columns.js";
@@ -23,7 +37,12 @@ const columns: [string, DataType, (i: number) => unknown][] = [
 /** A permutation with repeats and the rows of a sliced vector (non-zero offset) and of a two-chunk vector. */
 const order = Uint32Array.from({ length: N - 20 }, (_, i) => (i * 37 + 11) % (N - 20));
 
-const plain = (v: unknown): unknown => (v && typeof v === "object" && "toArray" in v ? [...(v as { toArray(): Iterable<unknown> }).toArray()] : v instanceof Uint8Array ? [...v] : v);
+const plain = (v: unknown): unknown =>
+  v && typeof v === "object" && "toArray" in v
+    ? [...(v as { toArray(): Iterable<unknown> }).toArray()]
+    : v instanceof Uint8Array
+      ? [...v]
+      : v;
 
 describe("take", () => {
   for (const [name, type, value] of columns) {
@@ -37,7 +56,8 @@ describe("take", () => {
         expect(out.length).toBe(order.length);
         expect(String(out.type)).toBe(String(type));
         expect(out.nullCount).toBe([...order].filter((j) => nullish(j + 20)).length);
-        for (let i = 0; i < order.length; i++) expect(plain(out.get(i)), `${name} row ${i}`).toEqual(plain(source.get(order[i] as number)));
+        for (let i = 0; i < order.length; i++)
+          expect(plain(out.get(i)), `${name} row ${i}`).toEqual(plain(source.get(order[i] as number)));
       }
     });
   }
@@ -65,6 +85,7 @@ describe("compactChunks", () => {
     const { data, offsets } = binaryColumn(whole.slice(10, 30).concat(whole.slice(30)), "g");
     expect(offsets[0]).toBe(0);
     expect(offsets[40]).toBe(data.byteLength);
-    for (let i = 0; i < 40; i++) expect([...data.subarray(offsets[i], offsets[i + 1])]).toEqual([...(rows[i + 10] as Uint8Array)]);
+    for (let i = 0; i < 40; i++)
+      expect([...data.subarray(offsets[i], offsets[i + 1])]).toEqual([...(rows[i + 10] as Uint8Array)]);
   });
 });

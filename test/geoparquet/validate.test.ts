@@ -23,21 +23,47 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hex = (g: Geometry) => Buffer.from(encodeWkb(g)).toString("hex");
 const GOOD: Geometry[] = [
   { type: "Point", coordinates: [-100, 40] },
-  { type: "Polygon", coordinates: [[[-100, 40], [-99, 40], [-99, 41], [-100, 41], [-100, 40]]] },
+  {
+    type: "Polygon",
+    coordinates: [
+      [
+        [-100, 40],
+        [-99, 40],
+        [-99, 41],
+        [-100, 41],
+        [-100, 40],
+      ],
+    ],
+  },
 ];
 
 /** Writes a file with DuckDB (no spatial extension: WKB as BLOB, `geo` footer given as KV_METADATA). */
-async function duckFile(name: string, geoms: Geometry[], geo: unknown, opts: { column?: string; columnSql?: string; extra?: string } = {}): Promise<string> {
+async function duckFile(
+  name: string,
+  geoms: Geometry[],
+  geo: unknown,
+  opts: { column?: string; columnSql?: string; extra?: string } = {},
+): Promise<string> {
   const path = join(dir, name);
   const column = opts.column ?? "geom";
-  const values = geoms.map((g, i) => `(${i}, ${opts.columnSql ? opts.columnSql.replace("$WKB", `'${hex(g)}'`) : `from_hex('${hex(g)}')`})`).join(", ");
+  const values = geoms
+    .map(
+      (g, i) => `(${i}, ${opts.columnSql ? opts.columnSql.replace("$WKB", `'${hex(g)}'`) : `from_hex('${hex(g)}')`})`,
+    )
+    .join(", ");
   const kv = geo === undefined ? "" : `, KV_METADATA {geo: '${JSON.stringify(geo).replaceAll("'", "''")}'}`;
   const conn = await duckdb();
-  await conn.run(`COPY (SELECT * ${opts.extra ?? ""} FROM (VALUES ${values}) t(id, ${column})) TO '${path}' (FORMAT parquet, COMPRESSION zstd${kv})`);
+  await conn.run(
+    `COPY (SELECT * ${opts.extra ?? ""} FROM (VALUES ${values}) t(id, ${column})) TO '${path}' (FORMAT parquet, COMPRESSION zstd${kv})`,
+  );
   return path;
 }
 
-const geoFor = (column: string, types: string[], extra: Record<string, unknown> = {}) => ({ version: "1.1.0", primary_column: column, columns: { [column]: { encoding: "WKB", geometry_types: types, ...extra } } });
+const geoFor = (column: string, types: string[], extra: Record<string, unknown> = {}) => ({
+  version: "1.1.0",
+  primary_column: column,
+  columns: { [column]: { encoding: "WKB", geometry_types: types, ...extra } },
+});
 
 describe("validate", () => {
   let ours: string;
@@ -68,7 +94,10 @@ describe("validate", () => {
     expect(report.ok).toBe(false);
     for (const [row, c] of INVALID.entries()) {
       const found = report.findings.filter((f) => f.row === row);
-      expect(found.map((f) => f.rule), c.name).toContain(`geometry-${c.kind}`);
+      expect(
+        found.map((f) => f.rule),
+        c.name,
+      ).toContain(`geometry-${c.kind}`);
       expect(found.map((f) => f.message).join(" | "), c.name).toMatch(c.reason);
     }
     const cli = await runCli(["validate", path, "--json"]);
@@ -79,18 +108,61 @@ describe("validate", () => {
   });
 
   const metadataCases: { name: string; file: () => Promise<string>; rule: string; message: RegExp }[] = [
-    { name: "no geo metadata", file: () => duckFile("no-geo.parquet", GOOD, undefined), rule: "geo-metadata", message: /not GeoParquet: no 'geo' key/ },
-    { name: "schema-invalid geo", file: () => duckFile("wkt.parquet", GOOD, { ...geoFor("geom", []), columns: { geom: { encoding: "WKT", geometry_types: [] } } }), rule: "geo-schema", message: /encoding/ },
-    { name: "primary column missing", file: () => duckFile("no-primary.parquet", GOOD, geoFor("geometry", [])), rule: "geometry-column", message: /'geometry' is described in 'geo' but missing/ },
-    { name: "geometry column not binary", file: () => duckFile("varchar.parquet", GOOD, geoFor("geom", []), { columnSql: "$WKB" }), rule: "geometry-column", message: /must be a top-level BYTE_ARRAY/ },
-    { name: "geometry_types that lie", file: () => duckFile("types.parquet", GOOD, geoFor("geom", ["Point"])), rule: "geometry-types", message: /data holds Polygon, which geometry_types \[Point\] does not declare/ },
-    { name: "bbox that lies", file: () => duckFile("bbox.parquet", GOOD, geoFor("geom", [], { bbox: [-100, 40, -99.5, 40.5] })), rule: "bbox", message: /does not contain the data's extent/ },
+    {
+      name: "no geo metadata",
+      file: () => duckFile("no-geo.parquet", GOOD, undefined),
+      rule: "geo-metadata",
+      message: /not GeoParquet: no 'geo' key/,
+    },
+    {
+      name: "schema-invalid geo",
+      file: () =>
+        duckFile("wkt.parquet", GOOD, {
+          ...geoFor("geom", []),
+          columns: { geom: { encoding: "WKT", geometry_types: [] } },
+        }),
+      rule: "geo-schema",
+      message: /encoding/,
+    },
+    {
+      name: "primary column missing",
+      file: () => duckFile("no-primary.parquet", GOOD, geoFor("geometry", [])),
+      rule: "geometry-column",
+      message: /'geometry' is described in 'geo' but missing/,
+    },
+    {
+      name: "geometry column not binary",
+      file: () => duckFile("varchar.parquet", GOOD, geoFor("geom", []), { columnSql: "$WKB" }),
+      rule: "geometry-column",
+      message: /must be a top-level BYTE_ARRAY/,
+    },
+    {
+      name: "geometry_types that lie",
+      file: () => duckFile("types.parquet", GOOD, geoFor("geom", ["Point"])),
+      rule: "geometry-types",
+      message: /data holds Polygon, which geometry_types \[Point\] does not declare/,
+    },
+    {
+      name: "bbox that lies",
+      file: () => duckFile("bbox.parquet", GOOD, geoFor("geom", [], { bbox: [-100, 40, -99.5, 40.5] })),
+      rule: "bbox",
+      message: /does not contain the data's extent/,
+    },
     {
       name: "covering that lies",
       file: () =>
-        duckFile("covering.parquet", GOOD, geoFor("geom", [], { covering: { bbox: { xmin: ["bbox", "xmin"], ymin: ["bbox", "ymin"], xmax: ["bbox", "xmax"], ymax: ["bbox", "ymax"] } } }), {
-          extra: ", {'xmin': 0.0::DOUBLE, 'ymin': 0.0::DOUBLE, 'xmax': 1.0::DOUBLE, 'ymax': 1.0::DOUBLE} AS bbox",
-        }),
+        duckFile(
+          "covering.parquet",
+          GOOD,
+          geoFor("geom", [], {
+            covering: {
+              bbox: { xmin: ["bbox", "xmin"], ymin: ["bbox", "ymin"], xmax: ["bbox", "xmax"], ymax: ["bbox", "ymax"] },
+            },
+          }),
+          {
+            extra: ", {'xmin': 0.0::DOUBLE, 'ymin': 0.0::DOUBLE, 'xmax': 1.0::DOUBLE, 'ymax': 1.0::DOUBLE} AS bbox",
+          },
+        ),
       rule: "covering",
       message: /does not contain the geometry's bbox/,
     },

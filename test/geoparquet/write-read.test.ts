@@ -29,12 +29,78 @@ function save(name: string, bytes: Uint8Array): string {
 
 const EVERY_TYPE: Geometry[] = [
   { type: "Point", coordinates: [-100, 40] },
-  { type: "LineString", coordinates: [[-100, 40], [-99, 41]] },
-  { type: "Polygon", coordinates: [[[-100, 40], [-99, 40], [-99, 41], [-100, 40]]] },
-  { type: "MultiPoint", coordinates: [[-100, 40], [-98, 42]] },
-  { type: "MultiLineString", coordinates: [[[-100, 40], [-99, 41]], [[-98, 40], [-97, 41]]] },
-  { type: "MultiPolygon", coordinates: [[[[-100, 40], [-99, 40], [-99, 41], [-100, 40]]], [[[-90, 30], [-89, 30], [-89, 31], [-90, 30]]]] },
-  { type: "GeometryCollection", geometries: [{ type: "Point", coordinates: [-95, 35] }, { type: "LineString", coordinates: [[-95, 35], [-94, 36]] }] },
+  {
+    type: "LineString",
+    coordinates: [
+      [-100, 40],
+      [-99, 41],
+    ],
+  },
+  {
+    type: "Polygon",
+    coordinates: [
+      [
+        [-100, 40],
+        [-99, 40],
+        [-99, 41],
+        [-100, 40],
+      ],
+    ],
+  },
+  {
+    type: "MultiPoint",
+    coordinates: [
+      [-100, 40],
+      [-98, 42],
+    ],
+  },
+  {
+    type: "MultiLineString",
+    coordinates: [
+      [
+        [-100, 40],
+        [-99, 41],
+      ],
+      [
+        [-98, 40],
+        [-97, 41],
+      ],
+    ],
+  },
+  {
+    type: "MultiPolygon",
+    coordinates: [
+      [
+        [
+          [-100, 40],
+          [-99, 40],
+          [-99, 41],
+          [-100, 40],
+        ],
+      ],
+      [
+        [
+          [-90, 30],
+          [-89, 30],
+          [-89, 31],
+          [-90, 30],
+        ],
+      ],
+    ],
+  },
+  {
+    type: "GeometryCollection",
+    geometries: [
+      { type: "Point", coordinates: [-95, 35] },
+      {
+        type: "LineString",
+        coordinates: [
+          [-95, 35],
+          [-94, 36],
+        ],
+      },
+    ],
+  },
   { type: "Point", coordinates: [-101, 39, 250.5] },
   { type: "Polygon", coordinates: [] },
 ];
@@ -44,7 +110,16 @@ describe("GeoParquet write and read", () => {
     const features: Feature[] = EVERY_TYPE.map((geometry, id) => ({ geometry, properties: { id, label: `g${id}` } }));
     const { table, stats } = featuresToTable(features);
     const out = await writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats });
-    expect(out.geometryTypes).toEqual(["Point", "Point Z", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection"]);
+    expect(out.geometryTypes).toEqual([
+      "Point",
+      "Point Z",
+      "LineString",
+      "Polygon",
+      "MultiPoint",
+      "MultiLineString",
+      "MultiPolygon",
+      "GeometryCollection",
+    ]);
     expect(out.bbox).toEqual([-101, 30, -89, 42]);
     const back = await readGeoParquet(out.bytes, "every-type.parquet");
     const column = back.geo.columns.geometry;
@@ -59,7 +134,8 @@ describe("GeoParquet write and read", () => {
       const id = ids[i] as number;
       expect(decodeWkb(geoms?.get(i) as Uint8Array)).toEqual(EVERY_TYPE[id]);
       const box = bbox?.get(i);
-      if (id === 8) expect(box).toBeNull(); // an empty geometry has no extent
+      if (id === 8)
+        expect(box).toBeNull(); // an empty geometry has no extent
       else expect([box?.xmin, box?.ymin, box?.xmax, box?.ymax]).toEqual([...stats.bboxes.subarray(4 * id, 4 * id + 4)]);
     }
     expect(back.footer.createdBy).toBe(WRITER_ID);
@@ -74,14 +150,21 @@ describe("GeoParquet write and read", () => {
 
   it("is byte-identical for identical rows: twice, in any input order, and in another process", async () => {
     const features = sampleFeatures(5000);
-    const write = async (fs: Feature[]) => sha((await writeGeoParquet(featuresToTable(fs).table, { crs: CRS84, idColumn: "id" })).bytes);
+    const write = async (fs: Feature[]) =>
+      sha((await writeGeoParquet(featuresToTable(fs).table, { crs: CRS84, idColumn: "id" })).bytes);
     const first = await write(features);
     expect(await write(features)).toBe(first);
     expect(await write([...features].reverse())).toBe(first);
-    const child = execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../helpers/write-sample.ts", import.meta.url)), "5000"], { encoding: "utf8" });
+    const child = execFileSync(
+      process.execPath,
+      ["--import", "tsx", fileURLToPath(new URL("../helpers/write-sample.ts", import.meta.url)), "5000"],
+      { encoding: "utf8" },
+    );
     expect(child).toBe(first);
     // And the file really depends on the data: one changed value changes it.
-    const changed = features.map((f) => (f.properties.id === 42 ? { ...f, properties: { ...f.properties, value: -1 } } : f));
+    const changed = features.map((f) =>
+      f.properties.id === 42 ? { ...f, properties: { ...f.properties, value: -1 } } : f,
+    );
     expect(await write(changed)).not.toBe(first);
   });
 
@@ -113,7 +196,10 @@ describe("GeoParquet write and read", () => {
     await conn.run("SET enable_geoparquet_conversion = false");
     const [count] = await rows(conn, `SELECT count(*)::INTEGER AS n FROM read_parquet('${path}')`);
     expect(count?.n).toBe(3000);
-    const [kv] = await rows(conn, `SELECT decode(value) AS geo FROM parquet_kv_metadata('${path}') WHERE decode(key) = 'geo'`);
+    const [kv] = await rows(
+      conn,
+      `SELECT decode(value) AS geo FROM parquet_kv_metadata('${path}') WHERE decode(key) = 'geo'`,
+    );
     expect(kv?.geo).toBe(out.geo);
     const ours = await readGeoParquet(out.bytes, "duck.parquet");
     const theirs = await rows(conn, `SELECT id, geometry, bbox.xmin AS xmin FROM read_parquet('${path}')`);
@@ -123,22 +209,34 @@ describe("GeoParquet write and read", () => {
       expect(row.id).toBe(ours.table.getChild("id")?.get(i));
       expect(Buffer.from(row.geometry as Uint8Array).equals(Buffer.from(oursGeom?.get(i) as Uint8Array))).toBe(true);
     }
-    const groups = await rows(conn, `SELECT count(DISTINCT row_group_id)::INTEGER AS g FROM parquet_metadata('${path}')`);
+    const groups = await rows(
+      conn,
+      `SELECT count(DISTINCT row_group_id)::INTEGER AS g FROM parquet_metadata('${path}')`,
+    );
     expect(groups[0]?.g).toBe(1);
   });
 
   it("writes an empty table that DuckDB reads as zero rows", async () => {
     const out = await writeGeoParquet(featuresToTable([]).table, { crs: CRS84 });
     const conn = await duckdb();
-    const [r] = await rows(conn, `SELECT count(*)::INTEGER AS n FROM read_parquet('${save("empty.parquet", out.bytes)}')`);
+    const [r] = await rows(
+      conn,
+      `SELECT count(*)::INTEGER AS n FROM read_parquet('${save("empty.parquet", out.bytes)}')`,
+    );
     expect(r?.n).toBe(0);
     expect(out.geometryTypes).toEqual([]);
   });
 
   it("refuses tables it cannot write truthfully", async () => {
     const strings = new Table({ geometry: vectorFromArray(["POINT (1 2)"], new Utf8()) });
-    await expect(writeGeoParquet(strings, { crs: CRS84 })).rejects.toThrow(/'geometry' is Utf8, not a WKB binary column/);
-    await expect(writeGeoParquet(featuresToTable([]).table, { crs: CRS84, geometryColumn: "geom" })).rejects.toThrow(/no 'geom' column/);
-    await expect(writeGeoParquet(featuresToTable([]).table, { crs: CRS84, rowGroupRows: 1000 })).rejects.toThrow(/multiple of 1024/);
+    await expect(writeGeoParquet(strings, { crs: CRS84 })).rejects.toThrow(
+      /'geometry' is Utf8, not a WKB binary column/,
+    );
+    await expect(writeGeoParquet(featuresToTable([]).table, { crs: CRS84, geometryColumn: "geom" })).rejects.toThrow(
+      /no 'geom' column/,
+    );
+    await expect(writeGeoParquet(featuresToTable([]).table, { crs: CRS84, rowGroupRows: 1000 })).rejects.toThrow(
+      /multiple of 1024/,
+    );
   });
 });

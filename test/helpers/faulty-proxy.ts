@@ -16,7 +16,10 @@ export interface FaultyProxy {
   close(): Promise<void>;
 }
 
-export async function startFaultyProxy(target: string, decide: (req: IncomingMessage, index: number) => Fault): Promise<FaultyProxy> {
+export async function startFaultyProxy(
+  target: string,
+  decide: (req: IncomingMessage, index: number) => Fault,
+): Promise<FaultyProxy> {
   const upstream = new URL(target);
   const seen: string[] = [];
   const hanging: (() => void)[] = [];

@@ -20,12 +20,14 @@ export function ewkbBigEndian(g: Geometry, srid: number | undefined): Uint8Array
     if (h.type === "Point") pt(h.coordinates);
     else if (h.type === "LineString") run(h.coordinates);
     else if (h.type === "Polygon") (u32(h.coordinates.length), h.coordinates.forEach(run));
-    else if (h.type === "MultiPoint") (u32(h.coordinates.length), h.coordinates.forEach((c) => write({ type: "Point", coordinates: c }, false)));
-    else if (h.type === "MultiLineString") (u32(h.coordinates.length), h.coordinates.forEach((c) => write({ type: "LineString", coordinates: c }, false)));
-    else if (h.type === "MultiPolygon") (u32(h.coordinates.length), h.coordinates.forEach((c) => write({ type: "Polygon", coordinates: c }, false)));
+    else if (h.type === "MultiPoint")
+      (u32(h.coordinates.length), h.coordinates.forEach((c) => write({ type: "Point", coordinates: c }, false)));
+    else if (h.type === "MultiLineString")
+      (u32(h.coordinates.length), h.coordinates.forEach((c) => write({ type: "LineString", coordinates: c }, false)));
+    else if (h.type === "MultiPolygon")
+      (u32(h.coordinates.length), h.coordinates.forEach((c) => write({ type: "Polygon", coordinates: c }, false)));
     else (u32(h.geometries.length), h.geometries.forEach((c) => write(c, false)));
   };
   write(g, true);
   return Uint8Array.from(bytes);
 }
-

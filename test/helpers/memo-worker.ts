@@ -8,6 +8,14 @@ const store = openStore(storeUrl);
 const answer = await memoized(store, "race", "isochrone", { site: tag, minutes: 15 }, async () => {
   appendFileSync(log, `${process.pid}\n`);
   await new Promise((r) => setTimeout(r, 300)); // a slow service: the twins arrive while it works
-  return { polygon: [[0, 0], [1, 0], [0, 1], [0, 0]], by: process.pid };
+  return {
+    polygon: [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [0, 0],
+    ],
+    by: process.pid,
+  };
 });
 process.stdout.write(JSON.stringify(answer));

@@ -6,7 +6,10 @@ import { defineTask } from "../../src/pipeline/task.js";
  * A small real task for pipeline tests: reads a JSON list of [id, lon, lat] from an input file (the path comes
  * from params so tests can swap inputs), and makes a square of `size_km` (pinned per date) around each point.
  */
-export function pointsTask(inputPath: string, options: { regions?: string[]; version?: string; delayMs?: number } = {}) {
+export function pointsTask(
+  inputPath: string,
+  options: { regions?: string[]; version?: string; delayMs?: number } = {},
+) {
   return defineTask({
     name: "test-squares",
     version: options.version ?? "1",
@@ -29,19 +32,39 @@ export function pointsTask(inputPath: string, options: { regions?: string[]; ver
       const s = Number(ctx.pins.square_size) / 100;
       const north = ctx.partition.region === "north";
       return rows
-        .filter(([, , lat]) => (lat >= 40) === north)
+        .filter(([, , lat]) => lat >= 40 === north)
         .map(([id, x, y]): Feature => ({
-          geometry: { type: "Polygon", coordinates: [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]] },
+          geometry: {
+            type: "Polygon",
+            coordinates: [
+              [
+                [x, y],
+                [x + s, y],
+                [x + s, y + s],
+                [x, y + s],
+                [x, y],
+              ],
+            ],
+          },
           properties: { id, region: ctx.partition.region, size: ctx.pins.square_size ?? null },
         }));
     },
   });
 }
 
-export const VERSIONS = { square_size: [{ from: "2026-01-01", value: "1" }, { from: "2026-06-01", value: "2" }] };
+export const VERSIONS = {
+  square_size: [
+    { from: "2026-01-01", value: "1" },
+    { from: "2026-06-01", value: "2" },
+  ],
+};
 
 /** n points, half north of 40°N. */
 export function writePoints(path: string, n: number, seed = 0): void {
-  const rows = Array.from({ length: n }, (_, i) => [i, -100 + ((i * 7 + seed) % 50) * 0.5, 30 + (i % 2) * 15 + ((i * 3) % 7) * 0.1]);
+  const rows = Array.from({ length: n }, (_, i) => [
+    i,
+    -100 + ((i * 7 + seed) % 50) * 0.5,
+    30 + (i % 2) * 15 + ((i * 3) % 7) * 0.1,
+  ]);
   writeFileSync(path, JSON.stringify(rows));
 }

@@ -8,7 +8,12 @@ export interface CreateAttempt {
 }
 
 /** `count` concurrent creates of one key, each with its own body. */
-export async function raceCreates(store: ObjectStore, key: string, writer: string, count: number): Promise<CreateAttempt[]> {
+export async function raceCreates(
+  store: ObjectStore,
+  key: string,
+  writer: string,
+  count: number,
+): Promise<CreateAttempt[]> {
   return Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const body = `created by ${writer}.${i}`;

@@ -16,7 +16,13 @@ export class ProcessPool {
 
   /** `worker` is a script speaking the JSON-lines protocol; it gets the store URL and its own id as arguments. */
   /** `launcher(i)` may name a command to run process i under (e.g. `unshare --pid --fork --mount-proc`). */
-  static async start(url: string, size: number, env: Record<string, string>, worker: string = WORKER, launcher: (i: number) => string[] = () => []): Promise<ProcessPool> {
+  static async start(
+    url: string,
+    size: number,
+    env: Record<string, string>,
+    worker: string = WORKER,
+    launcher: (i: number) => string[] = () => [],
+  ): Promise<ProcessPool> {
     const children = Array.from({ length: size }, (_, i) => {
       const argv = [...launcher(i), process.execPath, "--import", "tsx", worker, url, `p${i}`];
       return spawn(argv[0] as string, argv.slice(1), { env: { ...process.env, ...env }, stdio: "pipe" });
@@ -41,15 +47,22 @@ export class ProcessPool {
   }
 
   /** Like round(), with a command per process (same tag for all). */
-  async roundEach<T>(command: (index: number) => Record<string, unknown>, processes = this.children.length): Promise<T[]> {
+  async roundEach<T>(
+    command: (index: number) => Record<string, unknown>,
+    processes = this.children.length,
+  ): Promise<T[]> {
     const commands = this.children.slice(0, processes).map((_, i) => command(i));
     commands.forEach((c, i) => this.children[i]?.stdin.write(`${JSON.stringify(c)}\n`));
-    return Promise.all(this.lines.slice(0, processes).map((it, i) => this.next(it, String(commands[i]?.tag)))) as Promise<T[]>;
+    return Promise.all(
+      this.lines.slice(0, processes).map((it, i) => this.next(it, String(commands[i]?.tag))),
+    ) as Promise<T[]>;
   }
 
   async stop(): Promise<void> {
     for (const child of this.children) child.stdin.end();
-    await Promise.all(this.children.map((c) => (c.exitCode !== null ? undefined : new Promise((r) => c.once("exit", r)))));
+    await Promise.all(
+      this.children.map((c) => (c.exitCode !== null ? undefined : new Promise((r) => c.once("exit", r)))),
+    );
     for (const r of this.readers) r.close();
   }
 
@@ -61,7 +74,8 @@ export class ProcessPool {
     const { value, done } = await it.next();
     if (done) throw new Error(`a race worker exited while we waited for '${expect}'`);
     const msg = JSON.parse(value) as Record<string, unknown>;
-    if (msg.ready === undefined && msg.tag !== expect) throw new Error(`race worker answered ${value}, expected tag ${expect}`);
+    if (msg.ready === undefined && msg.tag !== expect)
+      throw new Error(`race worker answered ${value}, expected tag ${expect}`);
     return msg;
   }
 }

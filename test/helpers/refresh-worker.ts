@@ -13,9 +13,20 @@ if (!url || !worker) throw new Error("usage: refresh-worker <store url> <worker 
 const store = openStore(url);
 process.stdout.write(`${JSON.stringify({ ready: worker })}\n`);
 for await (const line of createInterface({ input: process.stdin })) {
-  const cmd = JSON.parse(line) as { tag: string; input: string; partition: { dataset: string; region: string; date: string } };
+  const cmd = JSON.parse(line) as {
+    tag: string;
+    input: string;
+    partition: { dataset: string; region: string; date: string };
+  };
   // compute waits a little, so every racer has read the manifest before anyone can promote: a true race.
-  const r = await refreshPartition({ store, task: pointsTask(cmd.input, { delayMs: 300 }), partition: cmd.partition, versions: VERSIONS });
-  process.stdout.write(`${JSON.stringify({ tag: cmd.tag, outcome: r.outcome, sha256: r.sha256 ?? null, message: r.message })}\n`);
+  const r = await refreshPartition({
+    store,
+    task: pointsTask(cmd.input, { delayMs: 300 }),
+    partition: cmd.partition,
+    versions: VERSIONS,
+  });
+  process.stdout.write(
+    `${JSON.stringify({ tag: cmd.tag, outcome: r.outcome, sha256: r.sha256 ?? null, message: r.message })}\n`,
+  );
 }
 await store.close();

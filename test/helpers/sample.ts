@@ -22,7 +22,20 @@ export function sampleFeatures(n: number, seed = 1): Feature[] {
     const y = 25 + r() * 24;
     const s = 0.01 + r() * 0.1;
     const geometry: Geometry =
-      id % 3 === 0 ? { type: "Point", coordinates: [x, y] } : { type: "Polygon", coordinates: [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]] };
+      id % 3 === 0
+        ? { type: "Point", coordinates: [x, y] }
+        : {
+            type: "Polygon",
+            coordinates: [
+              [
+                [x, y],
+                [x + s, y],
+                [x + s, y + s],
+                [x, y + s],
+                [x, y],
+              ],
+            ],
+          };
     return { geometry, properties: { id, name: `site ${id % 17}`, value: Math.round(r() * 1e6) / 100 } };
   });
 }

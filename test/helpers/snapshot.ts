@@ -6,7 +6,9 @@ export async function snapshot(store: ObjectStore, prefix = ""): Promise<Record<
   const out: Record<string, string> = {};
   for await (const e of store.list(prefix)) {
     if (e.key.startsWith("_probe/")) continue;
-    out[e.key] = createHash("sha256").update((await store.get(e.key)).body).digest("hex");
+    out[e.key] = createHash("sha256")
+      .update((await store.get(e.key)).body)
+      .digest("hex");
   }
   return out;
 }

@@ -70,7 +70,11 @@ export async function openFixture(backend: Backend): Promise<StoreFixture> {
 }
 
 /** Runs `fn` over items with at most `limit` in flight. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const lane = async () => {

@@ -11,7 +11,8 @@ export async function visible(store: ObjectStore): Promise<Record<string, string
     const body = (await store.get(e.key)).body;
     if (e.key.startsWith("manifests/")) {
       const m = JSON.parse(new TextDecoder().decode(body));
-      for (const entry of [m.current, ...m.history]) if (entry) for (const f of ["run_id", "promoted_at"]) delete entry[f];
+      for (const entry of [m.current, ...m.history])
+        if (entry) for (const f of ["run_id", "promoted_at"]) delete entry[f];
       out[e.key] = JSON.stringify(m);
     } else if (e.key.startsWith("outbox/")) {
       // The event names its artifact by this store's URL; stores in this test live at different places.
@@ -32,4 +33,3 @@ export async function manifestsConsistent(store: ObjectStore): Promise<void> {
     }
   }
 }
-

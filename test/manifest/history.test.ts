@@ -15,9 +15,11 @@ import { pointsTask, writePoints } from "../helpers/points-task.js";
 /** The obvious implementation: list the whole region, keep the latest `limit` dates before `date`. */
 async function naive(store: MemoryStore, prefix: string, date: string, limit: number): Promise<string[]> {
   const keys: string[] = [];
-  for await (const e of store.list(prefix)) if ((/date=(\d{4}-\d{2}-\d{2})/.exec(e.key)?.[1] as string) < date) keys.push(e.key);
+  for await (const e of store.list(prefix))
+    if ((/date=(\d{4}-\d{2}-\d{2})/.exec(e.key)?.[1] as string) < date) keys.push(e.key);
   const out: string[] = [];
-  for (const k of keys.sort().reverse().slice(0, limit)) out.push(((await readManifest(store, k))?.manifest.current?.logical_date) as string);
+  for (const k of keys.sort().reverse().slice(0, limit))
+    out.push((await readManifest(store, k))?.manifest.current?.logical_date as string);
   return out;
 }
 
@@ -29,9 +31,22 @@ describe("region history for plausibility", () => {
     writePoints(join(dir, "points.json"), 20);
     const task = pointsTask(join(dir, "points.json"));
     // Across a year boundary, with a gap (Jan 10–20 never built), so every listing scope is needed somewhere.
-    for (const [from, to] of [["2025-12-20", "2026-01-09"], ["2026-01-21", "2026-02-12"]] as const) {
-      const r = await backfill({ store, dataset: "h", task, versions: { square_size: [{ from: "2025-01-01", value: "1" }] }, from, to, threads: 0 });
-      expect(r.counts.failed + r.counts.invalid, JSON.stringify(r.results.find((x) => x.outcome !== "promoted"))).toBe(0);
+    for (const [from, to] of [
+      ["2025-12-20", "2026-01-09"],
+      ["2026-01-21", "2026-02-12"],
+    ] as const) {
+      const r = await backfill({
+        store,
+        dataset: "h",
+        task,
+        versions: { square_size: [{ from: "2025-01-01", value: "1" }] },
+        from,
+        to,
+        threads: 0,
+      });
+      expect(r.counts.failed + r.counts.invalid, JSON.stringify(r.results.find((x) => x.outcome !== "promoted"))).toBe(
+        0,
+      );
     }
   });
   afterAll(() => {
@@ -70,7 +85,12 @@ describe("region history for plausibility", () => {
     const keys = ["2026-02-09", "2026-02-08", "2026-02-07"].map((d) => `${prefix}date=${d}.json`);
     const versions = await Promise.all(keys.map(async (k) => (await store.head(k)).version));
     // Known at their current versions, with a marker in rows: served from memory, not fetched.
-    const known = new Map(keys.map((k, i) => [k, { version: versions[i] as string, current: { ...(truth[i] as object), rows: 1000 + i } as never }]));
+    const known = new Map(
+      keys.map((k, i) => [
+        k,
+        { version: versions[i] as string, current: { ...(truth[i] as object), rows: 1000 + i } as never },
+      ]),
+    );
     counting.reset();
     const reused = await regionHistory(counting, prefix, "2026-02-10", 3, known);
     expect(counting.calls.get).toBe(0);

@@ -54,23 +54,29 @@ export function describeArtifactIndex(backend: Backend): void {
       expect(store.calls.head + store.calls.put + store.calls.delete).toBe(0);
 
       // An artifact deleted behind georefresh's back is still reported, not taken from a stale listing.
-      const manifest = await readManifest(fx.store, manifestKey({ dataset: "idx", region: "north", date: "2026-01-15" }));
+      const manifest = await readManifest(
+        fx.store,
+        manifestKey({ dataset: "idx", region: "north", date: "2026-01-15" }),
+      );
       await fx.store.delete(manifest?.manifest.current?.artifact as string);
       const after = await backfill({ store, dataset: "idx", task, versions: VERSIONS, ...range, threads: 0 });
       expect(after.counts.failed).toBe(1);
-      expect(after.results.find((r) => r.outcome === "failed")?.message).toMatch(/points at .*region=north\/date=2026-01-15.*which is missing/);
+      expect(after.results.find((r) => r.outcome === "failed")?.message).toMatch(
+        /points at .*region=north\/date=2026-01-15.*which is missing/,
+      );
     });
 
     // Only the memory store can be asked both ways; the filesystem store never prefers listing, S3 always does.
-    if (backend === "memory") it("keeps one direct check per partition where the store does not prefer listing", async () => {
-      const store = new CountingStore(fx.store);
-      const range = { from: "2026-03-01", to: "2026-03-10" };
-      await backfill({ store, dataset: "plain", task, versions: VERSIONS, ...range, threads: 0 });
-      store.reset();
-      const again = await backfill({ store, dataset: "plain", task, versions: VERSIONS, ...range, threads: 0 });
-      expect(again.counts.unchanged).toBe(20);
-      expect(store.calls.exists).toBe(20);
-      expect(store.calls.list).toBe(1); // the tombstone pass only
-    });
+    if (backend === "memory")
+      it("keeps one direct check per partition where the store does not prefer listing", async () => {
+        const store = new CountingStore(fx.store);
+        const range = { from: "2026-03-01", to: "2026-03-10" };
+        await backfill({ store, dataset: "plain", task, versions: VERSIONS, ...range, threads: 0 });
+        store.reset();
+        const again = await backfill({ store, dataset: "plain", task, versions: VERSIONS, ...range, threads: 0 });
+        expect(again.counts.unchanged).toBe(20);
+        expect(store.calls.exists).toBe(20);
+        expect(store.calls.list).toBe(1); // the tombstone pass only
+      });
   });
 }

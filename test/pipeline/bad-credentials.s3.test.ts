@@ -14,13 +14,27 @@ describe("wrong credentials", () => {
   it("exit 3, 'refused the credentials', and the secret appears nowhere in the output", async () => {
     const dir = mkdtempSync(join(tmpdir(), "georefresh-creds-"));
     try {
-      writeFileSync(join(dir, "task.mjs"), `import { parquetTask } from ${JSON.stringify(HELPER)};\nexport default parquetTask(${JSON.stringify(GOOD)});\n`);
-      writeFileSync(join(dir, "config.json"), JSON.stringify({ store: `s3://${inject("s3")?.bucket}/creds`, datasets: { bad: { module: "./task.mjs" } } }));
+      writeFileSync(
+        join(dir, "task.mjs"),
+        `import { parquetTask } from ${JSON.stringify(HELPER)};\nexport default parquetTask(${JSON.stringify(GOOD)});\n`,
+      );
+      writeFileSync(
+        join(dir, "config.json"),
+        JSON.stringify({ store: `s3://${inject("s3")?.bucket}/creds`, datasets: { bad: { module: "./task.mjs" } } }),
+      );
       const secret = "wrong-secret-that-must-never-be-printed";
-      for (const args of [["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-01"], ["doctor", "--store", `s3://${inject("s3")?.bucket}/creds`]]) {
-        const r = await runCli([...args, ...(args[0] === "run" ? ["--config", join(dir, "config.json")] : [])], { ...s3Env(), AWS_SECRET_ACCESS_KEY: secret });
+      for (const args of [
+        ["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-01"],
+        ["doctor", "--store", `s3://${inject("s3")?.bucket}/creds`],
+      ]) {
+        const r = await runCli([...args, ...(args[0] === "run" ? ["--config", join(dir, "config.json")] : [])], {
+          ...s3Env(),
+          AWS_SECRET_ACCESS_KEY: secret,
+        });
         expect(r.code, args[0]).toBe(3);
-        expect(`${r.stdout}${r.stderr}`).toMatch(/refused the credentials: SignatureDoesNotMatch \(HTTP 403\)\. Check AWS_ACCESS_KEY_ID/);
+        expect(`${r.stdout}${r.stderr}`).toMatch(
+          /refused the credentials: SignatureDoesNotMatch \(HTTP 403\)\. Check AWS_ACCESS_KEY_ID/,
+        );
         expect(`${r.stdout}${r.stderr}`).not.toContain(secret);
       }
     } finally {

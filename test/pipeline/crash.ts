@@ -28,8 +28,10 @@ export function describeCrashPoints(backend: Backend, every = 1): void {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     // Scenario: a first version exists; the run under test promotes a second one (artifact, outbox, If-Match).
-    const before = (store: ObjectStore) => refreshPartition({ store, task: pointsTask(join(dir, "v1.json")), partition, versions: VERSIONS });
-    const underTest = (store: ObjectStore) => refreshPartition({ store, task: pointsTask(join(dir, "v2.json")), partition, versions: VERSIONS });
+    const before = (store: ObjectStore) =>
+      refreshPartition({ store, task: pointsTask(join(dir, "v1.json")), partition, versions: VERSIONS });
+    const underTest = (store: ObjectStore) =>
+      refreshPartition({ store, task: pointsTask(join(dir, "v2.json")), partition, versions: VERSIONS });
 
     it("recovers to the clean result from every crash point, and readers never see a broken state", async () => {
       const ref = await openFixture(backend);
@@ -52,7 +54,10 @@ export function describeCrashPoints(backend: Backend, every = 1): void {
             expect(["failed", "promoted"], `crash ${mode} call ${k}: ${crashed.message}`).toContain(crashed.outcome);
             await manifestsConsistent(fx.store);
             const rerun = await underTest(fx.store);
-            expect(["promoted", "reconciled", "unchanged"], `re-run after crash ${mode} call ${k}: ${rerun.message}`).toContain(rerun.outcome);
+            expect(
+              ["promoted", "reconciled", "unchanged"],
+              `re-run after crash ${mode} call ${k}: ${rerun.message}`,
+            ).toContain(rerun.outcome);
             expect(await visible(fx.store), `store after crash ${mode} call ${k} and a re-run`).toEqual(expected);
             exercised++;
           } finally {

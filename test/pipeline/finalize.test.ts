@@ -50,8 +50,18 @@ describe("finalize", () => {
   // A new code version that changes no row: new keys, the same bytes.
   const v3 = () => pointsTask(changed, { regions: AFTER, version: "3" });
   const run = (store: ObjectStore, task: ReturnType<typeof v1>, shard?: { index: number; count: number }) =>
-    backfill({ store, dataset: "f", task, versions: VERSIONS, ...RANGE, threads: 0, concurrency: 4, ...(shard ? { shard } : {}) });
-  const check = (store: ObjectStore, task = v2()) => finalize({ store, dataset: "f", task, versions: VERSIONS, ...RANGE });
+    backfill({
+      store,
+      dataset: "f",
+      task,
+      versions: VERSIONS,
+      ...RANGE,
+      threads: 0,
+      concurrency: 4,
+      ...(shard ? { shard } : {}),
+    });
+  const check = (store: ObjectStore, task = v2()) =>
+    finalize({ store, dataset: "f", task, versions: VERSIONS, ...RANGE });
 
   it("lists what a missing shard left, retires only when complete, ends equal to one machine, twice at once", async () => {
     const one = new FsStore(join(dir, "one"));
@@ -66,9 +76,15 @@ describe("finalize", () => {
     expect(first.retired).toEqual([]); // a shard never retires
 
     const partial = await check(store);
-    const missing = (await plannedPartitions({ dataset: "f", task: v2(), ...RANGE, shard: { index: 1, count: 2 } })).map((p) => `${p.region} ${p.date}`);
+    const missing = (
+      await plannedPartitions({ dataset: "f", task: v2(), ...RANGE, shard: { index: 1, count: 2 } })
+    ).map((p) => `${p.region} ${p.date}`);
     expect(partial.incomplete.map((p) => `${p.partition.region} ${p.partition.date}`).sort()).toEqual(missing.sort());
-    expect(partial.incomplete.every((p) => p.status === "changed" && p.reasons.includes("code test-squares@1 → test-squares@2"))).toBe(true);
+    expect(
+      partial.incomplete.every(
+        (p) => p.status === "changed" && p.reasons.includes("code test-squares@1 → test-squares@2"),
+      ),
+    ).toBe(true);
     expect(partial.complete).toBe(12 - missing.length);
     expect(partial.retired).toEqual([]);
     expect(partial.retirement).toEqual({ skipped: `${missing.length} planned partition(s) are not complete` });
@@ -96,7 +112,8 @@ describe("finalize", () => {
     const rekeyed = await run(store, v3());
     expect(rekeyed.counts.promoted).toBe(12);
     for (const r of rekeyed.results) {
-      const m = (await readManifest(store, `manifests/f/region=${r.partition.region}/date=${r.partition.date}.json`))?.manifest;
+      const m = (await readManifest(store, `manifests/f/region=${r.partition.region}/date=${r.partition.date}.json`))
+        ?.manifest;
       expect([m?.current?.code_version, m?.current?.sha256]).toEqual(["test-squares@3", m?.history[0]?.sha256]);
     }
     const same = await check(store, v3());
@@ -109,10 +126,26 @@ describe("finalize", () => {
     const store = new FsStore(storeDir);
     await run(store, v2());
     const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
-    writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(changed)}, { regions: ${JSON.stringify(AFTER)}, version: "2" });\n`);
+    writeFileSync(
+      join(dir, "task.mjs"),
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(changed)}, { regions: ${JSON.stringify(AFTER)}, version: "2" });\n`,
+    );
     writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ store: storeDir, versions: "./versions.json", datasets: { f: { module: "./task.mjs" } } }));
-    const args = ["finalize", "--dataset", "f", "--from", RANGE.from, "--to", RANGE.to, "--config", join(dir, "config.json")];
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ store: storeDir, versions: "./versions.json", datasets: { f: { module: "./task.mjs" } } }),
+    );
+    const args = [
+      "finalize",
+      "--dataset",
+      "f",
+      "--from",
+      RANGE.from,
+      "--to",
+      RANGE.to,
+      "--config",
+      join(dir, "config.json"),
+    ];
 
     const ok = await runCli(args);
     expect(ok.code, ok.stderr).toBe(0);
@@ -128,12 +161,28 @@ describe("finalize", () => {
     expect(bad.stdout).toContain(`1 × missing-artifact: ${artifact} is missing (north; 2026-01-03)`);
     const json = await runCli([...args, "--json"]);
     expect(json.code).toBe(1);
-    const parsed = JSON.parse(json.stdout) as { ok: boolean; incomplete: { status: string; partition: { region: string } }[]; retirement: unknown };
+    const parsed = JSON.parse(json.stdout) as {
+      ok: boolean;
+      incomplete: { status: string; partition: { region: string } }[];
+      retirement: unknown;
+    };
     expect(parsed.ok).toBe(false);
     expect(parsed.incomplete.map((p) => [p.status, p.partition.region])).toEqual([["missing-artifact", "north"]]);
 
     await store.put(artifact, bytes, { mode: "create" });
-    const trailing = await runCli(["finalize", "--dataset", "f", "--trailing", "4", "--to", RANGE.to, "--regions", "north", "--config", join(dir, "config.json")]);
+    const trailing = await runCli([
+      "finalize",
+      "--dataset",
+      "f",
+      "--trailing",
+      "4",
+      "--to",
+      RANGE.to,
+      "--regions",
+      "north",
+      "--config",
+      join(dir, "config.json"),
+    ]);
     expect(trailing.code, trailing.stderr).toBe(0);
     expect(trailing.stdout).toBe("f: 4 partitions complete; no retirement: --regions names a subset\n");
   }, 120_000);

@@ -96,7 +96,9 @@ export function describeGcRaces(backend: Backend): void {
       const atCondemn = gcStore.hold((op, key) => op === "put" && key === manifestKey(partition));
       const gc = collectGarbage(gcStore, { ...GC, now: LATER() });
       await atCondemn.arrived; // gc has found the orphan unreferenced and is about to act on it
-      expect((await refreshPartition({ store: fx.store, task, partition, versions: VERSIONS })).outcome).toBe("reconciled");
+      expect((await refreshPartition({ store: fx.store, task, partition, versions: VERSIONS })).outcome).toBe(
+        "reconciled",
+      );
       atCondemn.release();
       const report = await gc;
       expect(report.artifacts).toEqual([]);
@@ -111,7 +113,9 @@ export function describeGcRaces(backend: Backend): void {
       const gc = collectGarbage(gcStore, { ...GC, now: LATER() });
       await atDelete.arrived; // the condemnation is in the manifest; the delete is about to land
       let settled = false;
-      const rerun = refreshPartition({ store: fx.store, task, partition, versions: VERSIONS }).finally(() => (settled = true));
+      const rerun = refreshPartition({ store: fx.store, task, partition, versions: VERSIONS }).finally(
+        () => (settled = true),
+      );
       await new Promise((r) => setTimeout(r, 700));
       expect(settled).toBe(false); // it does not promote on top of a live condemnation of its artifact
       atDelete.release();
@@ -123,9 +127,15 @@ export function describeGcRaces(backend: Backend): void {
 
     it("a gc that died after condemning holds a run off only until its lease ends", async () => {
       const { dataset, partition, task, orphan } = await orphaned();
-      await condemn(fx.store, manifestKey(partition), partition, undefined, { by: "gc-dead", until: new Date(Date.now() + 1500).toISOString(), keys: [orphan] });
+      await condemn(fx.store, manifestKey(partition), partition, undefined, {
+        by: "gc-dead",
+        until: new Date(Date.now() + 1500).toISOString(),
+        keys: [orphan],
+      });
       const t0 = Date.now();
-      expect((await refreshPartition({ store: fx.store, task, partition, versions: VERSIONS })).outcome).toBe("reconciled");
+      expect((await refreshPartition({ store: fx.store, task, partition, versions: VERSIONS })).outcome).toBe(
+        "reconciled",
+      );
       expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
       expect((await readManifest(fx.store, manifestKey(partition)))?.manifest.gc ?? null).toBeNull();
       expect(await assertNothingLost(fx.store, dataset)).toBe(1);
@@ -146,30 +156,59 @@ export function describeGcRaces(backend: Backend): void {
         // (the backfill reconciles them, racing gc) and some of an input the backfill never sees (pure orphans).
         const stray = join(dir, `stray${round}.json`);
         writePoints(stray, points + 2, round + 7);
-        for (const [i, date] of ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04", "2026-01-05", "2026-01-06"].entries()) {
+        for (const [i, date] of [
+          "2026-01-01",
+          "2026-01-02",
+          "2026-01-03",
+          "2026-01-04",
+          "2026-01-05",
+          "2026-01-06",
+        ].entries()) {
           const crashing = new GatedStore(fx.store);
           const partition = { dataset, region: regions[i % 2] as string, date };
           crashing.kill((op, key) => op === "put" && key === manifestKey(partition));
-          await refreshPartition({ store: crashing, task: i % 3 === 0 ? pointsTask(stray, { regions }) : task, partition, versions: VERSIONS });
+          await refreshPartition({
+            store: crashing,
+            task: i % 3 === 0 ? pointsTask(stray, { regions }) : task,
+            partition,
+            versions: VERSIONS,
+          });
         }
         let done = false;
         const loop = (async () => {
           while (!done) {
-            const r = await collectGarbage(new GatedStore(fx.store, 3), { olderThanMs: 0, overrideFloor: true, apply: true, artifacts: { keep: 0 }, leaseMs: 5_000 });
+            const r = await collectGarbage(new GatedStore(fx.store, 3), {
+              olderThanMs: 0,
+              overrideFloor: true,
+              apply: true,
+              artifacts: { keep: 0 },
+              leaseMs: 5_000,
+            });
             deleted += r.artifacts.length + r.outbox.length;
             gcRounds++;
           }
         })();
-        const summary = await backfill({ ...opts, store: new GatedStore(fx.store, 3), task }).finally(() => (done = true));
+        const summary = await backfill({ ...opts, store: new GatedStore(fx.store, 3), task }).finally(
+          () => (done = true),
+        );
         await loop;
-        expect(summary.results.filter((r) => !["promoted", "reconciled", "unchanged"].includes(r.outcome)).map((r) => r.message)).toEqual([]);
+        expect(
+          summary.results
+            .filter((r) => !["promoted", "reconciled", "unchanged"].includes(r.outcome))
+            .map((r) => r.message),
+        ).toEqual([]);
         expect(summary.counts.promoted + summary.counts.reconciled).toBe(12);
       }
       expect(gcRounds).toBeGreaterThanOrEqual(rounds.length); // at least one gc beside every backfill
       // Every round's version (current and history) of all 12 partitions is intact, with its event.
       expect(await assertNothingLost(fx.store, dataset)).toBe(12 * rounds.length);
       // gc did real work beside the runs: the orphans of the crashed runs that were superseded were deleted.
-      const after = await collectGarbage(fx.store, { olderThanMs: 0, overrideFloor: true, apply: true, artifacts: { keep: 0 } });
+      const after = await collectGarbage(fx.store, {
+        olderThanMs: 0,
+        overrideFloor: true,
+        apply: true,
+        artifacts: { keep: 0 },
+      });
       expect(deleted + after.artifacts.length + after.outbox.length).toBeGreaterThan(0);
       expect(await assertNothingLost(fx.store, dataset)).toBe(12 * rounds.length);
     });

@@ -2,7 +2,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { outboxId, outboxKey, recordEvent } from "../../src/manifest/outbox.js";
 import { collectGarbage } from "../../src/pipeline/gc.js";
@@ -36,7 +42,16 @@ export function describeGc(backend: Backend): void {
       await refreshPartition({ store, task: pointsTask(input), partition, versions: VERSIONS }); // history now holds the first
       await store.put(stray, new Uint8Array([1, 2, 3]));
       await store.put(temp, new Uint8Array([4, 5, 6]));
-      await recordEvent(store, { id: outboxId("gc", "north", "2026-01-01", "e".repeat(64)), dataset: "gc", region: "north", logical_date: "2026-01-01", artifact: "x", sha256: "e".repeat(64), rows: 1, previous_sha256: null });
+      await recordEvent(store, {
+        id: outboxId("gc", "north", "2026-01-01", "e".repeat(64)),
+        dataset: "gc",
+        region: "north",
+        logical_date: "2026-01-01",
+        artifact: "x",
+        sha256: "e".repeat(64),
+        rows: 1,
+        previous_sha256: null,
+      });
     });
     afterAll(async () => {
       await fx.dispose();
@@ -52,22 +67,43 @@ export function describeGc(backend: Backend): void {
 
     it("a dry run lists the leftovers and deletes nothing", async () => {
       const before = await snapshot(store);
-      const r = await collectGarbage(store, { olderThanMs: DAY, apply: false, artifacts: { keep: 0 }, now: new Date(Date.now() + 2 * DAY) });
-      expect(r).toMatchObject({ applied: false, temp: [temp], outbox: [outboxKey("gc", outboxId("gc", "north", "2026-01-01", "e".repeat(64)))], artifacts: [stray] });
+      const r = await collectGarbage(store, {
+        olderThanMs: DAY,
+        apply: false,
+        artifacts: { keep: 0 },
+        now: new Date(Date.now() + 2 * DAY),
+      });
+      expect(r).toMatchObject({
+        applied: false,
+        temp: [temp],
+        outbox: [outboxKey("gc", outboxId("gc", "north", "2026-01-01", "e".repeat(64)))],
+        artifacts: [stray],
+      });
       expect(await snapshot(store)).toEqual(before);
     });
 
     it("--keep spares the newest unreferenced artifacts; --apply removes the rest and never a referenced one", async () => {
-      const kept = await collectGarbage(store, { olderThanMs: DAY, apply: false, artifacts: { keep: 1 }, now: new Date(Date.now() + 2 * DAY) });
+      const kept = await collectGarbage(store, {
+        olderThanMs: DAY,
+        apply: false,
+        artifacts: { keep: 1 },
+        now: new Date(Date.now() + 2 * DAY),
+      });
       expect(kept.artifacts).toEqual([]);
       const before = await snapshot(store);
-      const r = await collectGarbage(store, { olderThanMs: DAY, apply: true, artifacts: { keep: 0 }, now: new Date(Date.now() + 2 * DAY) });
+      const r = await collectGarbage(store, {
+        olderThanMs: DAY,
+        apply: true,
+        artifacts: { keep: 0 },
+        now: new Date(Date.now() + 2 * DAY),
+      });
       const after = await snapshot(store);
       const removed = Object.keys(before).filter((k) => !(k in after));
       expect(removed.sort()).toEqual([...r.temp, ...r.outbox, ...r.artifacts].sort());
       expect(removed).toHaveLength(3);
       // Both promoted artifacts (current and history) and every manifest are still there, byte for byte.
-      for (const [k, v] of Object.entries(before)) if (k.startsWith("manifests/") || (k.startsWith("artifacts/") && k !== stray)) expect(after[k]).toBe(v);
+      for (const [k, v] of Object.entries(before))
+        if (k.startsWith("manifests/") || (k.startsWith("artifacts/") && k !== stray)) expect(after[k]).toBe(v);
       expect(Object.keys(after).filter((k) => k.startsWith("artifacts/"))).toHaveLength(2);
     });
 
@@ -75,9 +111,20 @@ export function describeGc(backend: Backend): void {
       it("passes over console \"folder\" objects (zero-byte keys ending in '/') instead of failing on them", async () => {
         const s3 = inject("s3");
         if (!s3 || !(store instanceof S3Store)) throw new Error("needs the S3 fixture");
-        const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
-        for (const folder of ["_tmp/", "artifacts/", "outbox/", "manifests/"]) await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${store.prefix}/${folder}`, Body: "" }));
-        const r = await collectGarbage(store, { olderThanMs: DAY, apply: true, artifacts: { keep: 0 }, now: new Date(Date.now() + 2 * DAY) });
+        const client = new S3Client({
+          endpoint: s3.endpoint,
+          region: s3.region,
+          forcePathStyle: true,
+          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        });
+        for (const folder of ["_tmp/", "artifacts/", "outbox/", "manifests/"])
+          await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${store.prefix}/${folder}`, Body: "" }));
+        const r = await collectGarbage(store, {
+          olderThanMs: DAY,
+          apply: true,
+          artifacts: { keep: 0 },
+          now: new Date(Date.now() + 2 * DAY),
+        });
         expect([...r.temp, ...r.artifacts, ...r.outbox]).toEqual([]);
         expect(r.skipped).toEqual([]);
         const listed: string[] = [];
@@ -91,17 +138,28 @@ export function describeGc(backend: Backend): void {
       it("aborts stale multipart uploads", async () => {
         const s3 = inject("s3");
         if (!s3 || !(store instanceof S3Store)) throw new Error("needs the S3 fixture");
-        const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+        const client = new S3Client({
+          endpoint: s3.endpoint,
+          region: s3.region,
+          forcePathStyle: true,
+          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        });
         const key = `${store.prefix}/artifacts/gc/partial.parquet`;
         await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: key }));
         const young = await collectGarbage(store, { olderThanMs: DAY, apply: true });
         expect(young.uploads).toEqual([]);
         // Through a wrapper: the capability passes through CountingStore (and is counted).
         const counted = new CountingStore(store);
-        const old = await collectGarbage(counted, { olderThanMs: DAY, apply: true, now: new Date(Date.now() + 2 * DAY) });
+        const old = await collectGarbage(counted, {
+          olderThanMs: DAY,
+          apply: true,
+          now: new Date(Date.now() + 2 * DAY),
+        });
         expect(old.uploads).toHaveLength(1);
         expect(counted.calls.delete).toBeGreaterThanOrEqual(1);
-        const left = await client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket, Prefix: `${store.prefix}/` }));
+        const left = await client.send(
+          new ListMultipartUploadsCommand({ Bucket: s3.bucket, Prefix: `${store.prefix}/` }),
+        );
         expect(left.Uploads ?? []).toEqual([]);
         client.destroy();
       });

@@ -24,20 +24,39 @@ describe("a store damaged by hand", () => {
   let store: FsStore;
   let config: string;
   let pristine: Record<string, string>;
-  const m = (ds: string, region: string, date: string) => join(dir, "store", "manifests", ds, `region=${region}`, `date=${date}.json`);
+  const m = (ds: string, region: string, date: string) =>
+    join(dir, "store", "manifests", ds, `region=${region}`, `date=${date}.json`);
   const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, "--config", config], env);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-hostile-"));
     const input = join(dir, "points.json");
     writePoints(input, 24);
-    writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(HELPER)};\nexport default pointsTask(${JSON.stringify(input)});\n`);
+    writeFileSync(
+      join(dir, "task.mjs"),
+      `import { pointsTask } from ${JSON.stringify(HELPER)};\nexport default pointsTask(${JSON.stringify(input)});\n`,
+    );
     writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
     config = join(dir, "config.json");
-    writeFileSync(config, JSON.stringify({ store: "./store", versions: "./versions.json", datasets: { pts: { module: "./task.mjs" }, other: { module: "./task.mjs" } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        store: "./store",
+        versions: "./versions.json",
+        datasets: { pts: { module: "./task.mjs" }, other: { module: "./task.mjs" } },
+      }),
+    );
     store = new FsStore(join(dir, "store"));
     for (const dataset of ["pts", "other"]) {
-      const r = await backfill({ store, dataset, task: pointsTask(input), versions: VERSIONS, from: "2026-01-01", to: "2026-01-02", threads: 0 });
+      const r = await backfill({
+        store,
+        dataset,
+        task: pointsTask(input),
+        versions: VERSIONS,
+        from: "2026-01-01",
+        to: "2026-01-02",
+        threads: 0,
+      });
       expect(r.counts.promoted).toBe(4);
     }
     pristine = await snapshot(store);
@@ -58,9 +77,18 @@ describe("a store damaged by hand", () => {
     const orphan = "artifacts/other/region=north/date=2026-01-01/ffffffffffffffff.parquet";
     await store.put(orphan, new Uint8Array([1, 2, 3]));
     try {
-      for (const args of [["ls", "pts"], ["urls", "pts"], ["read", "pts", "--region", "north", "--date", "2026-01-01"], ["show", "pts", "--region", "north", "--latest"], ["run", "--dataset", "pts", "--region", "north", "--date", "2026-01-01"], ["backfill", "--dataset", "pts", "--from", "2026-01-01", "--to", "2026-01-01", "--dry-run"]]) {
+      for (const args of [
+        ["ls", "pts"],
+        ["urls", "pts"],
+        ["read", "pts", "--region", "north", "--date", "2026-01-01"],
+        ["show", "pts", "--region", "north", "--latest"],
+        ["run", "--dataset", "pts", "--region", "north", "--date", "2026-01-01"],
+        ["backfill", "--dataset", "pts", "--from", "2026-01-01", "--to", "2026-01-01", "--dry-run"],
+      ]) {
         const r = await cli(args);
-        expect(r.stderr + r.stdout, args.join(" ")).toMatch(/store\/manifests\/pts is a symlink: the filesystem store never follows links/);
+        expect(r.stderr + r.stdout, args.join(" ")).toMatch(
+          /store\/manifests\/pts is a symlink: the filesystem store never follows links/,
+        );
         expect(r.code, args.join(" ")).toBe(3);
       }
       const gc = await cli([...GC, "--json"]);
@@ -107,17 +135,34 @@ describe("a store damaged by hand", () => {
 
   it("a manifest edited to name another partition's artifact is refused by every reader, and gc deletes nothing of its dataset", async () => {
     const ri = m("pts", "north", "2026-01-01");
-    const ct = JSON.parse(readFileSync(m("pts", "south", "2026-01-01"), "utf8")) as { current: { key: string; artifact: string; sha256: string } };
+    const ct = JSON.parse(readFileSync(m("pts", "south", "2026-01-01"), "utf8")) as {
+      current: { key: string; artifact: string; sha256: string };
+    };
     const doc = JSON.parse(readFileSync(ri, "utf8")) as { current: { key: string; artifact: string; sha256: string } };
     const real = doc.current.artifact;
     doc.current = { ...doc.current, key: ct.current.key, artifact: ct.current.artifact, sha256: ct.current.sha256 };
     writeFileSync(ri, JSON.stringify(doc, null, 2));
-    const tampered = /manifests\/pts\/region=north\/date=2026-01-01.json is a tampered or corrupt manifest: entry [0-9a-f]{16} points at artifacts\/pts\/region=south/;
+    const tampered =
+      /manifests\/pts\/region=north\/date=2026-01-01.json is a tampered or corrupt manifest: entry [0-9a-f]{16} points at artifacts\/pts\/region=south/;
     for (const [args, code] of [
       [["read", "pts", "--region", "north", "--date", "2026-01-01", "--format", "ndjson"], 1],
       [["show", "pts", "--region", "north", "--date", "2026-01-01"], 1],
       [["run", "--dataset", "pts", "--region", "north", "--date", "2026-01-01"], 5],
-      [["backfill", "--dataset", "pts", "--from", "2026-01-01", "--to", "2026-01-01", "--regions", "north", "--dry-run"], 5],
+      [
+        [
+          "backfill",
+          "--dataset",
+          "pts",
+          "--from",
+          "2026-01-01",
+          "--to",
+          "2026-01-01",
+          "--regions",
+          "north",
+          "--dry-run",
+        ],
+        5,
+      ],
     ] as [string[], number][]) {
       const r = await cli(args);
       expect(r.stderr + r.stdout, args.join(" ")).toMatch(tampered);

@@ -23,16 +23,44 @@ describe("interrupting a backfill", () => {
     writePoints(join(dir, "points.json"), 60);
     const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
     // Each partition's compute waits 150 ms, so a signal always finds work in flight and work not yet started.
-    writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { delayMs: 150 });\n`);
-    writeFileSync(join(dir, "slow.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { delayMs: 3000 });\n`);
+    writeFileSync(
+      join(dir, "task.mjs"),
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { delayMs: 150 });\n`,
+    );
+    writeFileSync(
+      join(dir, "slow.mjs"),
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { delayMs: 3000 });\n`,
+    );
     writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Starts `georefresh backfill` on a fresh store; resolves once `after` partitions have finished. */
   function start(store: string, after: number, module = "./task.mjs") {
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ store, versions: "./versions.json", datasets: { k: { module } } }));
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "backfill", "--dataset", "k", "--from", RANGE.from, "--to", RANGE.to, "--workers", "0", "--config", join(dir, "config.json")], { stdio: ["ignore", "pipe", "pipe"] });
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ store, versions: "./versions.json", datasets: { k: { module } } }),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        MAIN,
+        "backfill",
+        "--dataset",
+        "k",
+        "--from",
+        RANGE.from,
+        "--to",
+        RANGE.to,
+        "--workers",
+        "0",
+        "--config",
+        join(dir, "config.json"),
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     let done = 0;
@@ -45,7 +73,9 @@ describe("interrupting a backfill", () => {
     });
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    const told = new Promise<void>((resolve) => child.stderr.on("data", () => /finishing the partitions in flight/.test(stderr) && resolve()));
+    const told = new Promise<void>((resolve) =>
+      child.stderr.on("data", () => /finishing the partitions in flight/.test(stderr) && resolve()),
+    );
     return { child, progressed, told, exited, out: () => ({ stdout, stderr, done }) };
   }
 
@@ -56,7 +86,9 @@ describe("interrupting a backfill", () => {
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(143);
     const { stdout, stderr } = run.out();
-    const m = /^k: 62 partitions: (\d+) promoted; interrupted: (\d+) not started \(run again to finish\)\n$/.exec(stdout);
+    const m = /^k: 62 partitions: (\d+) promoted; interrupted: (\d+) not started \(run again to finish\)\n$/.exec(
+      stdout,
+    );
     expect(m, stdout + stderr).not.toBeNull();
     const [promoted, notStarted] = [Number(m?.[1]), Number(m?.[2])];
     expect(promoted + notStarted).toBe(62);
@@ -69,12 +101,26 @@ describe("interrupting a backfill", () => {
     expect(keys.filter((k) => k.startsWith("manifests/"))).toHaveLength(promoted);
     await manifestsConsistent(store);
 
-    const rest = await backfill({ store, dataset: "k", task: pointsTask(join(dir, "points.json")), versions: VERSIONS, ...RANGE, threads: 0 });
+    const rest = await backfill({
+      store,
+      dataset: "k",
+      task: pointsTask(join(dir, "points.json")),
+      versions: VERSIONS,
+      ...RANGE,
+      threads: 0,
+    });
     expect(rest.counts).toMatchObject({ promoted: notStarted, unchanged: promoted, failed: 0 });
     expect(rest.notStarted).toBe(0); // counted without a progress callback too
     expect(rest.results).toHaveLength(62);
     const clean = new FsStore(join(dir, "clean"));
-    await backfill({ store: clean, dataset: "k", task: pointsTask(join(dir, "points.json")), versions: VERSIONS, ...RANGE, threads: 0 });
+    await backfill({
+      store: clean,
+      dataset: "k",
+      task: pointsTask(join(dir, "points.json")),
+      versions: VERSIONS,
+      ...RANGE,
+      threads: 0,
+    });
     expect(await visible(store)).toEqual(await visible(clean));
   }, 120_000);
 

@@ -32,9 +32,15 @@ describe("a shard killed with SIGKILL (RGW)", () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-killshard-"));
     writePoints(join(dir, "points.json"), 80);
     const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
-    writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { regions: ${JSON.stringify(REGIONS)}, delayMs: 100 });\n`);
+    writeFileSync(
+      join(dir, "task.mjs"),
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { regions: ${JSON.stringify(REGIONS)}, delayMs: 100 });\n`,
+    );
     writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }));
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }),
+    );
   }, 120_000);
   afterAll(async () => {
     await fx?.dispose();
@@ -44,12 +50,39 @@ describe("a shard killed with SIGKILL (RGW)", () => {
 
   it("a re-run of the killed shard plus finalize equals a clean run, with no double promotion", async () => {
     const task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
-    expect((await backfill({ store: ref.store, dataset: "k", task, versions: VERSIONS, from: "2026-01-01", to: "2026-01-08", threads: 0 })).counts.promoted).toBe(48);
+    expect(
+      (
+        await backfill({
+          store: ref.store,
+          dataset: "k",
+          task,
+          versions: VERSIONS,
+          from: "2026-01-01",
+          to: "2026-01-08",
+          threads: 0,
+        })
+      ).counts.promoted,
+    ).toBe(48);
 
-    const args = (shard: string) => [MAIN, "backfill", "--dataset", "k", ...RANGE, "--shard", shard, "--workers", "0", "--config", join(dir, "config.json")];
+    const args = (shard: string) => [
+      MAIN,
+      "backfill",
+      "--dataset",
+      "k",
+      ...RANGE,
+      "--shard",
+      shard,
+      "--workers",
+      "0",
+      "--config",
+      join(dir, "config.json"),
+    ];
     const shard = (i: number, onProgress?: (done: number, kill: () => void) => void) =>
       new Promise<number | null>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", ...args(`${i}/3`)], { env: { ...process.env, ...fx.env }, stdio: ["ignore", "ignore", "pipe"] });
+        const child = spawn(process.execPath, ["--import", "tsx", ...args(`${i}/3`)], {
+          env: { ...process.env, ...fx.env },
+          stdio: ["ignore", "ignore", "pipe"],
+        });
         let done = 0;
         child.stderr.on("data", (d: Buffer) => {
           done += (d.toString().match(/^\d+\/16 /gm) ?? []).length;
@@ -84,6 +117,7 @@ describe("a shard killed with SIGKILL (RGW)", () => {
     expect([fin.code, fin.stdout]).toEqual([0, "k: 48 partitions complete; retired 0\n"]);
 
     expect(await visible(fx.store)).toEqual(await visible(ref.store));
-    for await (const e of fx.store.list("manifests/")) expect((await readManifest(fx.store, e.key))?.manifest.history, e.key).toEqual([]);
+    for await (const e of fx.store.list("manifests/"))
+      expect((await readManifest(fx.store, e.key))?.manifest.history, e.key).toEqual([]);
   }, 300_000);
 });

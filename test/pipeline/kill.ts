@@ -26,13 +26,17 @@ export function describeKills(backend: Backend, trials = 10): void {
       dir = mkdtempSync(join(tmpdir(), "georefresh-kill-"));
       writePoints(join(dir, "points.json"), 400);
       const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
-      writeFileSync(join(dir, "task.mjs"), `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))});\n`);
+      writeFileSync(
+        join(dir, "task.mjs"),
+        `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))});\n`,
+      );
       writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
       task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    const finish = (store: ObjectStore) => backfill({ store, dataset: "k", task, versions: VERSIONS, ...RANGE, threads: 0 });
+    const finish = (store: ObjectStore) =>
+      backfill({ store, dataset: "k", task, versions: VERSIONS, ...RANGE, threads: 0 });
 
     it(`${trials} kills at random moments: the re-run always ends where a clean run ends`, async () => {
       const ref = await openFixture(backend);
@@ -45,11 +49,31 @@ export function describeKills(backend: Backend, trials = 10): void {
       for (let trial = 0; trial < trials; trial++) {
         const fx = await openFixture(backend);
         try {
-          writeFileSync(join(dir, "config.json"), JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }));
-          const child = spawn(process.execPath, ["--import", "tsx", MAIN, "backfill", "--dataset", "k", "--from", RANGE.from, "--to", RANGE.to, "--config", join(dir, "config.json")], {
-            env: { ...process.env, ...fx.env },
-            stdio: ["ignore", "ignore", "pipe"],
-          });
+          writeFileSync(
+            join(dir, "config.json"),
+            JSON.stringify({ store: fx.url, versions: "./versions.json", datasets: { k: { module: "./task.mjs" } } }),
+          );
+          const child = spawn(
+            process.execPath,
+            [
+              "--import",
+              "tsx",
+              MAIN,
+              "backfill",
+              "--dataset",
+              "k",
+              "--from",
+              RANGE.from,
+              "--to",
+              RANGE.to,
+              "--config",
+              join(dir, "config.json"),
+            ],
+            {
+              env: { ...process.env, ...fx.env },
+              stdio: ["ignore", "ignore", "pipe"],
+            },
+          );
           // The first trial dies during start-up; the others after a random number of partitions (plus a random
           // few ms, so the kill lands anywhere inside the next partition's steps), whatever the machine's speed.
           const target = trial === 0 ? 0 : 1 + Math.floor(Math.random() * 60);
@@ -68,7 +92,10 @@ export function describeKills(backend: Backend, trials = 10): void {
           killedMidway.push(done);
           await manifestsConsistent(fx.store);
           const rerun = await finish(fx.store);
-          expect(rerun.counts.failed + rerun.counts.invalid + rerun.counts.superseded, JSON.stringify(rerun.counts)).toBe(0);
+          expect(
+            rerun.counts.failed + rerun.counts.invalid + rerun.counts.superseded,
+            JSON.stringify(rerun.counts),
+          ).toBe(0);
           expect(await visible(fx.store), `trial ${trial}, killed after ${done} partitions`).toEqual(expected);
           if (fx.store instanceof FsStore) expect(readdirSync(join(fx.store.root, ".georefresh", "locks"))).toEqual([]);
         } finally {
@@ -76,7 +103,10 @@ export function describeKills(backend: Backend, trials = 10): void {
         }
       }
       // The kills landed while work was in progress, not only before it began or after it ended.
-      expect(killedMidway.some((d) => d > 0 && d < 62), JSON.stringify(killedMidway)).toBe(true);
+      expect(
+        killedMidway.some((d) => d > 0 && d < 62),
+        JSON.stringify(killedMidway),
+      ).toBe(true);
     }, 600_000);
   });
 }

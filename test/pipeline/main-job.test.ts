@@ -13,7 +13,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("main job", () => {
   it("builds validated, manifest-pointed county partitions that DuckDB reads; a re-run changes nothing", async () => {
-    const args = ["backfill", "--dataset", "us-counties", "--from", "2026-01-01", "--to", "2026-02-01", "--regions", "CA,RI,AK", "--store", dir];
+    const args = [
+      "backfill",
+      "--dataset",
+      "us-counties",
+      "--from",
+      "2026-01-01",
+      "--to",
+      "2026-02-01",
+      "--regions",
+      "CA,RI,AK",
+      "--store",
+      dir,
+    ];
     const first = await runCli(args);
     expect(first.stderr).not.toMatch(/failed|invalid/);
     expect(first.code).toBe(0);
@@ -27,17 +39,37 @@ describe("main job", () => {
     const files = JSON.parse(urls.stdout) as string[];
     expect(files).toHaveLength(3);
     const conn = await duckdb();
-    const [r] = await rows(conn, `SELECT count(*)::INTEGER AS n, count(DISTINCT state)::INTEGER AS states, sum(repaired::INTEGER)::INTEGER AS repaired FROM read_parquet([${files.map((f) => `'${f}'`).join(",")}])`);
+    const [r] = await rows(
+      conn,
+      `SELECT count(*)::INTEGER AS n, count(DISTINCT state)::INTEGER AS states, sum(repaired::INTEGER)::INTEGER AS repaired FROM read_parquet([${files.map((f) => `'${f}'`).join(",")}])`,
+    );
     expect(r).toEqual({ n: 58 + 5 + 29, states: 3, repaired: expect.any(Number) });
     const validate = await runCli(["validate", ...files, "--expect-crs", "OGC:CRS84"]);
     expect(validate.code).toBe(0);
   }, 120_000);
 
   it("catchments use each date's pinned model: the February model makes larger catchments", async () => {
-    const r = await runCli(["backfill", "--dataset", "city-catchments", "--from", "2026-01-01", "--to", "2026-02-28", "--regions", "RI", "--store", dir, "--json"]);
+    const r = await runCli([
+      "backfill",
+      "--dataset",
+      "city-catchments",
+      "--from",
+      "2026-01-01",
+      "--to",
+      "2026-02-28",
+      "--regions",
+      "RI",
+      "--store",
+      dir,
+      "--json",
+    ]);
     expect(r.code).toBe(0);
-    const jan = JSON.parse((await runCli(["show", "city-catchments", "--region", "RI", "--date", "2026-01-01", "--store", dir])).stdout);
-    const feb = JSON.parse((await runCli(["show", "city-catchments", "--region", "RI", "--date", "2026-02-01", "--store", dir])).stdout);
+    const jan = JSON.parse(
+      (await runCli(["show", "city-catchments", "--region", "RI", "--date", "2026-01-01", "--store", dir])).stdout,
+    );
+    const feb = JSON.parse(
+      (await runCli(["show", "city-catchments", "--region", "RI", "--date", "2026-02-01", "--store", dir])).stdout,
+    );
     expect(jan.current.pins.catchment_model).toBe("catchment-v1");
     expect(feb.current.pins.catchment_model).toBe("catchment-v2");
     expect(feb.current.area_m2).toBeGreaterThan(jan.current.area_m2);
@@ -46,11 +78,50 @@ describe("main job", () => {
 
   it("explains bad arguments with exit 2", async () => {
     const cases: [string[], RegExp][] = [
-      [["backfill", "--dataset", "nope", "--from", "2026-01-01", "--to", "2026-01-02", "--store", dir], /no dataset 'nope'/],
-      [["backfill", "--dataset", "us-counties", "--from", "2026-01-01", "--to", "2026-01-31", "--regions", "XX", "--store", dir], /unknown region\(s\) XX/],
-      [["backfill", "--dataset", "us-counties", "--from", "2026-03-01", "--to", "2026-01-01", "--store", dir], /is after --to/],
-      [["run", "--dataset", "us-counties", "--region", "CA", "--date", "2026-01-15", "--store", dir], /monthly dates are the 1st of a month/],
-      [["backfill", "--dataset", "us-counties", "--from", "2026-01-01", "--to", "2026-01-02", "--shard", "3/2", "--store", dir], /--shard 3\/2/],
+      [
+        ["backfill", "--dataset", "nope", "--from", "2026-01-01", "--to", "2026-01-02", "--store", dir],
+        /no dataset 'nope'/,
+      ],
+      [
+        [
+          "backfill",
+          "--dataset",
+          "us-counties",
+          "--from",
+          "2026-01-01",
+          "--to",
+          "2026-01-31",
+          "--regions",
+          "XX",
+          "--store",
+          dir,
+        ],
+        /unknown region\(s\) XX/,
+      ],
+      [
+        ["backfill", "--dataset", "us-counties", "--from", "2026-03-01", "--to", "2026-01-01", "--store", dir],
+        /is after --to/,
+      ],
+      [
+        ["run", "--dataset", "us-counties", "--region", "CA", "--date", "2026-01-15", "--store", dir],
+        /monthly dates are the 1st of a month/,
+      ],
+      [
+        [
+          "backfill",
+          "--dataset",
+          "us-counties",
+          "--from",
+          "2026-01-01",
+          "--to",
+          "2026-01-02",
+          "--shard",
+          "3/2",
+          "--store",
+          dir,
+        ],
+        /--shard 3\/2/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args);

@@ -19,7 +19,10 @@ import { FaultyStore } from "../helpers/faulty-store.js";
 
 const run = promisify(execFile);
 const WORKER = fileURLToPath(new URL("../helpers/memo-worker.ts", import.meta.url));
-const VERSIONS = { catchment_model: [{ from: "2025-01-01", value: "catchment-v1" }], population_vintage: [{ from: "2025-01-01", value: "geonames-2019" }] };
+const VERSIONS = {
+  catchment_model: [{ from: "2025-01-01", value: "catchment-v1" }],
+  population_vintage: [{ from: "2025-01-01", value: "geonames-2019" }],
+};
 const HOUR = 3_600_000;
 
 describe("memoized external calls", () => {
@@ -43,7 +46,9 @@ describe("memoized external calls", () => {
       await new Promise((r) => setTimeout(r, 100));
       return { minutes: 15, at: calls };
     };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => memoized(store, "t", "iso", { lon: 1, lat: 2 }, service)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => memoized(store, "t", "iso", { lon: 1, lat: 2 }, service)),
+    );
     expect(calls).toBe(1);
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
     // Key order does not make a new request; a different value does.
@@ -57,7 +62,13 @@ describe("memoized external calls", () => {
     const storeDir = join(dir, "procs");
     const log = join(dir, "calls.log");
     writeFileSync(log, "");
-    const outs = await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, ["--import", "tsx", WORKER, storeDir, log, "site-7"], { env: { ...process.env, GEOREFRESH_MEMO_LEASE_MS: "5000" } })));
+    const outs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        run(process.execPath, ["--import", "tsx", WORKER, storeDir, log, "site-7"], {
+          env: { ...process.env, GEOREFRESH_MEMO_LEASE_MS: "5000" },
+        }),
+      ),
+    );
     const callers = readFileSync(log, "utf8").trim().split("\n");
     expect(callers).toHaveLength(1);
     expect(outs.map((o) => JSON.parse(o.stdout).by)).toEqual(Array(4).fill(Number(callers[0])));
@@ -98,8 +109,18 @@ describe("memoized external calls", () => {
   it("a later run, and a later month with the same sites and model, reuse the stored answer", async () => {
     const store = new MemoryStore("memo-later");
     routingCalls.count = 0;
-    await refreshPartition({ store, task: cityCatchments, partition: { dataset: "c", region: "DE", date: "2026-01-01" }, versions: VERSIONS });
-    await refreshPartition({ store, task: cityCatchments, partition: { dataset: "c", region: "DE", date: "2026-02-01" }, versions: VERSIONS });
+    await refreshPartition({
+      store,
+      task: cityCatchments,
+      partition: { dataset: "c", region: "DE", date: "2026-01-01" },
+      versions: VERSIONS,
+    });
+    await refreshPartition({
+      store,
+      task: cityCatchments,
+      partition: { dataset: "c", region: "DE", date: "2026-02-01" },
+      versions: VERSIONS,
+    });
     expect(routingCalls.count).toBe(1);
   }, 60_000);
 

@@ -18,7 +18,9 @@ describe("s3:// inputs (RGW)", () => {
       expect(new TextDecoder().decode(await readInput(uri))).toBe("[[1,2,3]]");
       await store.put("inputs/points.json", new TextEncoder().encode("[[4,5,6]]"));
       await expect(input.read()).rejects.toThrow(new RegExp(`input ${uri} changed during the run \\(etag:`));
-      await expect(resolveInput(`s3://${store.bucket}/${store.prefix}/inputs/missing.json`)).rejects.toThrow(/not found|NotFound|missing/i);
+      await expect(resolveInput(`s3://${store.bucket}/${store.prefix}/inputs/missing.json`)).rejects.toThrow(
+        /not found|NotFound|missing/i,
+      );
     } finally {
       await fx.dispose();
     }

@@ -36,14 +36,21 @@ export function describeProcessRaces(backend: Backend): void {
         const partition = { dataset: "same", region: "north", date: `2026-05-${String(round).padStart(2, "0")}` };
         const answers = await pool.round<Answer>({ tag: `s${round}`, input: join(dir, "in-0.json"), partition });
         const outcomes = answers.map((a) => a.outcome);
-        expect(outcomes.filter((o) => o === "promoted"), JSON.stringify(answers)).toHaveLength(1);
+        expect(
+          outcomes.filter((o) => o === "promoted"),
+          JSON.stringify(answers),
+        ).toHaveLength(1);
         // The others find their twin's promotion of the same bytes: unchanged (exit 0), never superseded (exit 4).
-        expect(outcomes.every((o) => ["promoted", "unchanged"].includes(o)), JSON.stringify(answers)).toBe(true);
+        expect(
+          outcomes.every((o) => ["promoted", "unchanged"].includes(o)),
+          JSON.stringify(answers),
+        ).toBe(true);
         expect(new Set(answers.map((a) => a.sha256)).size).toBe(1);
         const m = (await readManifest(fx.store, manifestKey(partition)))?.manifest;
         expect(m?.history).toEqual([]);
         const artifacts: string[] = [];
-        for await (const e of fx.store.list(`artifacts/same/region=north/date=${partition.date}/`)) artifacts.push(e.key);
+        for await (const e of fx.store.list(`artifacts/same/region=north/date=${partition.date}/`))
+          artifacts.push(e.key);
         expect(artifacts).toHaveLength(1);
       }
     }, 300_000);
@@ -51,7 +58,11 @@ export function describeProcessRaces(backend: Backend): void {
     it("different inputs: exactly one winner, seven superseded that changed nothing (10 rounds)", async () => {
       for (let round = 1; round <= 10; round++) {
         const partition = { dataset: "diff", region: "north", date: `2026-06-${String(round).padStart(2, "0")}` };
-        const answers = await pool.roundEach<Answer>((i) => ({ tag: `d${round}`, input: join(dir, `in-${i}.json`), partition }));
+        const answers = await pool.roundEach<Answer>((i) => ({
+          tag: `d${round}`,
+          input: join(dir, `in-${i}.json`),
+          partition,
+        }));
         const winners = answers.filter((a) => a.outcome === "promoted");
         expect(winners, JSON.stringify(answers)).toHaveLength(1);
         expect(answers.filter((a) => a.outcome === "superseded")).toHaveLength(7);

@@ -40,10 +40,26 @@ export function describeRefresh(backend: Backend): void {
 
     it("a second run changes nothing: every object byte-identical, no new history", async () => {
       const task = pointsTask(input("twice.json", 40));
-      const first = await backfill({ store, dataset: "twice", task, versions: VERSIONS, from: "2026-01-01", to: "2026-01-03", threads: 0 });
+      const first = await backfill({
+        store,
+        dataset: "twice",
+        task,
+        versions: VERSIONS,
+        from: "2026-01-01",
+        to: "2026-01-03",
+        threads: 0,
+      });
       expect(first.counts.promoted).toBe(6);
       const before = await snapshot(store, "");
-      const second = await backfill({ store, dataset: "twice", task, versions: VERSIONS, from: "2026-01-01", to: "2026-01-03", threads: 0 });
+      const second = await backfill({
+        store,
+        dataset: "twice",
+        task,
+        versions: VERSIONS,
+        from: "2026-01-01",
+        to: "2026-01-03",
+        threads: 0,
+      });
       expect(second.counts.unchanged).toBe(6);
       expect(await snapshot(store, "")).toEqual(before);
       expect(Object.keys(before).filter((k) => k.startsWith("_tmp/"))).toEqual([]);
@@ -61,24 +77,41 @@ export function describeRefresh(backend: Backend): void {
       expect(same.key).not.toBe(a.key);
       expect(same.sha256).toBe(a.sha256);
       const settled = await run(task, "north", "2026-01-05", "changing");
-      expect([settled.outcome, settled.message]).toEqual(["unchanged", `already current: ${artifactKey({ dataset: "changing", region: "north", date: "2026-01-05" }, same.key as string)}`]);
+      expect([settled.outcome, settled.message]).toEqual([
+        "unchanged",
+        `already current: ${artifactKey({ dataset: "changing", region: "north", date: "2026-01-05" }, same.key as string)}`,
+      ]);
       writePoints(path, 42); // and this one lies north
       const b = await run(task, "north", "2026-01-05", "changing");
       expect([a.outcome, b.outcome]).toEqual(["promoted", "promoted"]);
       expect(b.key).not.toBe(a.key);
-      const m = (await readManifest(store, manifestKey({ dataset: "changing", region: "north", date: "2026-01-05" })))?.manifest;
+      const m = (await readManifest(store, manifestKey({ dataset: "changing", region: "north", date: "2026-01-05" })))
+        ?.manifest;
       expect(m?.current?.key).toBe(b.key);
       expect(m?.history.map((h) => h.key)).toEqual([same.key, a.key]);
       expect(m?.current?.inputs.points?.identity).toMatch(/^sha256:[0-9a-f]{64}$/);
       // Both artifacts stay: write-once, never replaced.
-      await expect(store.head(artifactKey({ dataset: "changing", region: "north", date: "2026-01-05" }, a.key as string))).resolves.toBeTruthy();
+      await expect(
+        store.head(artifactKey({ dataset: "changing", region: "north", date: "2026-01-05" }, a.key as string)),
+      ).resolves.toBeTruthy();
     });
 
     it("a backfill of an old date uses that date's pins", async () => {
       const task = pointsTask(input("pins.json", 20));
-      await backfill({ store, dataset: "pins", task, versions: VERSIONS, from: "2026-05-31", to: "2026-06-01", regions: ["south"], threads: 0 });
-      const may = (await readManifest(store, manifestKey({ dataset: "pins", region: "south", date: "2026-05-31" })))?.manifest.current;
-      const june = (await readManifest(store, manifestKey({ dataset: "pins", region: "south", date: "2026-06-01" })))?.manifest.current;
+      await backfill({
+        store,
+        dataset: "pins",
+        task,
+        versions: VERSIONS,
+        from: "2026-05-31",
+        to: "2026-06-01",
+        regions: ["south"],
+        threads: 0,
+      });
+      const may = (await readManifest(store, manifestKey({ dataset: "pins", region: "south", date: "2026-05-31" })))
+        ?.manifest.current;
+      const june = (await readManifest(store, manifestKey({ dataset: "pins", region: "south", date: "2026-06-01" })))
+        ?.manifest.current;
       expect(may?.pins).toEqual({ square_size: "1" });
       expect(june?.pins).toEqual({ square_size: "2" });
       expect((june?.area_m2 as number) / (may?.area_m2 as number)).toBeCloseTo(4, 1);
@@ -87,7 +120,8 @@ export function describeRefresh(backend: Backend): void {
     it("a truncated input is stopped by plausibility: nothing published, the old version stays", async () => {
       const path = input("truncate.json", 60);
       const task = pointsTask(path);
-      for (const date of ["2026-02-01", "2026-02-02", "2026-02-03"]) expect((await run(task, "north", date, "trunc")).outcome).toBe("promoted");
+      for (const date of ["2026-02-01", "2026-02-02", "2026-02-03"])
+        expect((await run(task, "north", date, "trunc")).outcome).toBe("promoted");
       writePoints(path, 20); // a third of the rows
       const before = await snapshot(store, "manifests/trunc/");
       const r = await run(task, "north", "2026-02-04", "trunc");
@@ -95,7 +129,13 @@ export function describeRefresh(backend: Backend): void {
       expect(r.message).toMatch(/10 rows vs a median of 30 over the last 3 versions/);
       expect(await snapshot(store, "manifests/trunc/")).toEqual(before);
       expect(Object.keys(await snapshot(store, "artifacts/trunc/region=north/date=2026-02-04/"))).toEqual([]);
-      const forced = await refreshPartition({ store, task, partition: { dataset: "trunc", region: "north", date: "2026-02-04" }, versions: VERSIONS, overridePlausibility: true });
+      const forced = await refreshPartition({
+        store,
+        task,
+        partition: { dataset: "trunc", region: "north", date: "2026-02-04" },
+        versions: VERSIONS,
+        overridePlausibility: true,
+      });
       expect(forced.outcome).toBe("promoted");
       const m = await readManifest(store, manifestKey({ dataset: "trunc", region: "north", date: "2026-02-04" }));
       expect(m?.manifest.current?.plausibility.status).toBe("overridden");
@@ -121,17 +161,22 @@ export function describeRefresh(backend: Backend): void {
       const outcomes = results.map((r) => r.outcome).sort();
       expect(outcomes.filter((o) => o === "promoted")).toHaveLength(1);
       expect(outcomes.every((o) => o === "promoted" || o === "superseded" || o === "unchanged")).toBe(true);
-      const m = (await readManifest(store, manifestKey({ dataset: "same", region: "north", date: "2026-04-01" })))?.manifest;
+      const m = (await readManifest(store, manifestKey({ dataset: "same", region: "north", date: "2026-04-01" })))
+        ?.manifest;
       expect(m?.history).toEqual([]);
       expect(Object.keys(await snapshot(store, "artifacts/same/"))).toHaveLength(1);
     });
 
     it("two concurrent runs with different inputs: exactly one winner, the loser superseded and changed nothing", async () => {
-      const tasks = [pointsTask(input("diff-a.json", 30, 1), { delayMs: 30 }), pointsTask(input("diff-b.json", 30, 2), { delayMs: 30 })];
+      const tasks = [
+        pointsTask(input("diff-a.json", 30, 1), { delayMs: 30 }),
+        pointsTask(input("diff-b.json", 30, 2), { delayMs: 30 }),
+      ];
       const results = await Promise.all(tasks.map((t) => run(t, "north", "2026-04-02", "diff")));
       expect(results.map((r) => r.outcome).sort()).toEqual(["promoted", "superseded"]);
       const winner = results.find((r) => r.outcome === "promoted");
-      const m = (await readManifest(store, manifestKey({ dataset: "diff", region: "north", date: "2026-04-02" })))?.manifest;
+      const m = (await readManifest(store, manifestKey({ dataset: "diff", region: "north", date: "2026-04-02" })))
+        ?.manifest;
       expect(m?.current?.sha256).toBe(winner?.sha256);
       expect(m?.history).toEqual([]);
     });
@@ -142,12 +187,27 @@ export function describeRefresh(backend: Backend): void {
       expect((await refreshPartition({ store, task: first, partition, versions: VERSIONS })).outcome).toBe("promoted");
       const seen = await readManifest(store, manifestKey(partition));
       // Another run promotes a newer version after the dispatcher read the manifest…
-      expect((await refreshPartition({ store, task: pointsTask(input("handed-2.json", 30, 3)), partition, versions: VERSIONS })).outcome).toBe("promoted");
+      expect(
+        (
+          await refreshPartition({
+            store,
+            task: pointsTask(input("handed-2.json", 30, 3)),
+            partition,
+            versions: VERSIONS,
+          })
+        ).outcome,
+      ).toBe("promoted");
       const before = await snapshot(store, "manifests/handed/");
       // …so a run started from what the dispatcher saw must not overwrite it; nor one told there was none.
-      const stale = await refreshPartition({ store, task: pointsTask(input("handed-3.json", 30, 5)), partition, versions: VERSIONS }, { start: seen });
+      const stale = await refreshPartition(
+        { store, task: pointsTask(input("handed-3.json", 30, 5)), partition, versions: VERSIONS },
+        { start: seen },
+      );
       expect(stale.outcome).toBe("superseded");
-      const none = await refreshPartition({ store, task: pointsTask(input("handed-4.json", 30, 9)), partition, versions: VERSIONS }, { start: null });
+      const none = await refreshPartition(
+        { store, task: pointsTask(input("handed-4.json", 30, 9)), partition, versions: VERSIONS },
+        { start: null },
+      );
       expect(none.outcome).toBe("superseded");
       expect(await snapshot(store, "manifests/handed/")).toEqual(before);
     });

@@ -11,13 +11,28 @@ const jobName = (iso: string) => `georefresh-nightly-${Date.parse(iso) / 60_000}
 
 describe("the scheduled logical date", () => {
   it("reads a CronJob's Job name, an ISO instant or epoch seconds, and refuses anything else", () => {
-    expect(scheduledInstant({ GEOREFRESH_JOB_NAME: jobName("2026-12-02T02:00:00Z") }).toISOString()).toBe("2026-12-02T02:00:00.000Z");
-    expect(scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "2026-12-02T03:00:00+01:00" }).toISOString()).toBe("2026-12-02T02:00:00.000Z");
-    expect(scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "1796176800" }).toISOString()).toBe("2026-12-02T02:00:00.000Z");
+    expect(scheduledInstant({ GEOREFRESH_JOB_NAME: jobName("2026-12-02T02:00:00Z") }).toISOString()).toBe(
+      "2026-12-02T02:00:00.000Z",
+    );
+    expect(scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "2026-12-02T03:00:00+01:00" }).toISOString()).toBe(
+      "2026-12-02T02:00:00.000Z",
+    );
+    expect(scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "1796176800" }).toISOString()).toBe(
+      "2026-12-02T02:00:00.000Z",
+    );
     // The explicit time wins over the Job name.
-    expect(scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "2026-01-01T00:00:00Z", GEOREFRESH_JOB_NAME: jobName("2026-12-02T02:00:00Z") }).toISOString()).toBe("2026-01-01T00:00:00.000Z");
-    expect(() => scheduledInstant({ GEOREFRESH_JOB_NAME: "georefresh-manual-run" })).toThrow(/does not end in a CronJob's scheduled minute.*pass --to DATE/);
-    expect(() => scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "2026-12-02T02:00:00" })).toThrow(/not an ISO 8601 instant with an offset/); // no zone: ambiguous
+    expect(
+      scheduledInstant({
+        GEOREFRESH_SCHEDULED_TIME: "2026-01-01T00:00:00Z",
+        GEOREFRESH_JOB_NAME: jobName("2026-12-02T02:00:00Z"),
+      }).toISOString(),
+    ).toBe("2026-01-01T00:00:00.000Z");
+    expect(() => scheduledInstant({ GEOREFRESH_JOB_NAME: "georefresh-manual-run" })).toThrow(
+      /does not end in a CronJob's scheduled minute.*pass --to DATE/,
+    );
+    expect(() => scheduledInstant({ GEOREFRESH_SCHEDULED_TIME: "2026-12-02T02:00:00" })).toThrow(
+      /not an ISO 8601 instant with an offset/,
+    ); // no zone: ambiguous
     expect(() => scheduledInstant({})).toThrow(/found no scheduled time/);
   });
 
@@ -37,11 +52,28 @@ describe("the scheduled logical date", () => {
   it("the CLI: --to scheduled in a CronJob pod picks the scheduled night's window, and exit 2 without one", async () => {
     const store = mkdtempSync(join(tmpdir(), "georefresh-sched-"));
     try {
-      const args = ["finalize", "--dataset", "us-counties", "--to", "scheduled", "--trailing", "2", "--regions", "CA", "--store", store, "--json"];
+      const args = [
+        "finalize",
+        "--dataset",
+        "us-counties",
+        "--to",
+        "scheduled",
+        "--trailing",
+        "2",
+        "--regions",
+        "CA",
+        "--store",
+        store,
+        "--json",
+      ];
       // us-counties is monthly: due 1 December 02:00 UTC, lag 1 → 30 November → the months of October and November.
       const r = await runCli(args, { GEOREFRESH_JOB_NAME: jobName("2026-12-01T02:00:00Z") });
       expect(r.code, r.stderr).toBe(1);
-      expect((JSON.parse(r.stdout) as { incomplete: { partition: { date: string } }[] }).incomplete.map((p) => p.partition.date)).toEqual(["2026-10-01", "2026-11-01"]);
+      expect(
+        (JSON.parse(r.stdout) as { incomplete: { partition: { date: string } }[] }).incomplete.map(
+          (p) => p.partition.date,
+        ),
+      ).toEqual(["2026-10-01", "2026-11-01"]);
       const none = await runCli(args, { GEOREFRESH_JOB_NAME: "", GEOREFRESH_SCHEDULED_TIME: "" });
       expect(none.code).toBe(2);
       expect(none.stdout).toMatch(/found no scheduled time/);

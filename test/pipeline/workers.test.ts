@@ -23,7 +23,10 @@ describe("backfill on worker threads", () => {
     writePoints(join(dir, "points.json"), 60);
     const helper = pathToFileURL(new URL("../helpers/points-task.ts", import.meta.url).pathname).href;
     const module = join(dir, "task.mjs");
-    writeFileSync(module, `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))});\n`);
+    writeFileSync(
+      module,
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))});\n`,
+    );
     const taskRef = { module: pathToFileURL(module).href, export: "default" };
     const task = await loadTask(taskRef);
     const common = { dataset: "w", task, versions: VERSIONS, from: "2026-01-01", to: "2026-01-04", concurrency: 4 };
@@ -69,14 +72,29 @@ describe("backfill on worker threads", () => {
     expect((await backfill({ ...common, store: inline, threads: 0 })).counts.promoted).toBe(8);
     rmSync(flag);
     // One partition in flight per worker process, so the kill fails exactly one.
-    const first = await backfill({ ...common, concurrency: 2, store: procs, workers: 2, workerProcesses: true, taskRef, storeUrl: procs.root });
+    const first = await backfill({
+      ...common,
+      concurrency: 2,
+      store: procs,
+      workers: 2,
+      workerProcesses: true,
+      taskRef,
+      storeUrl: procs.root,
+    });
     expect(existsSync(flag)).toBe(true);
     expect(first.counts).toMatchObject({ promoted: 7, failed: 1 });
     const failed = first.results.find((r) => r.outcome === "failed");
     expect([failed?.partition.region, failed?.partition.date]).toEqual(["south", "2026-01-02"]);
     expect(failed?.message).toMatch(/worker process exited \(SIGKILL\).*nothing of it was promoted, run again/);
     // The re-run (on a replacement process) finishes it, and the store equals the calling thread's.
-    const again = await backfill({ ...common, store: procs, workers: 2, workerProcesses: true, taskRef, storeUrl: procs.root });
+    const again = await backfill({
+      ...common,
+      store: procs,
+      workers: 2,
+      workerProcesses: true,
+      taskRef,
+      storeUrl: procs.root,
+    });
     expect(again.counts).toMatchObject({ promoted: 1, unchanged: 7 });
     expect(await snapshot(procs, "artifacts/")).toEqual(await snapshot(inline, "artifacts/"));
   }, 120_000);

@@ -36,11 +36,18 @@ function startSlurm(project: TestProject): void {
   }
   if (!process.env.SLURM_CONF) {
     try {
-      execFileSync("bash", ["scripts/slurm.sh", "start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+      execFileSync("bash", ["scripts/slurm.sh", "start"], {
+        stdio: ["ignore", "inherit", "inherit"],
+        timeout: 600_000,
+      });
     } catch (error) {
-      throw new Error(`could not start the test Slurm cluster (scripts/slurm.sh start): ${(error as Error).message}. As root it installs slurm-wlm and munge from Debian; outside CI, GEOREFRESH_SKIP_SLURM=1 leaves the Slurm suites out.`);
+      throw new Error(
+        `could not start the test Slurm cluster (scripts/slurm.sh start): ${(error as Error).message}. As root it installs slurm-wlm and munge from Debian; outside CI, GEOREFRESH_SKIP_SLURM=1 leaves the Slurm suites out.`,
+      );
     }
-    process.env.SLURM_CONF = execFileSync("bash", ["scripts/slurm.sh", "env"], { encoding: "utf8" }).replace(/^export SLURM_CONF=/, "").trim();
+    process.env.SLURM_CONF = execFileSync("bash", ["scripts/slurm.sh", "env"], { encoding: "utf8" })
+      .replace(/^export SLURM_CONF=/, "")
+      .trim();
   }
   project.provide("slurm", process.env.SLURM_CONF);
 }
@@ -66,7 +73,10 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   if (!process.env.S3_ENDPOINT) {
     try {
-      execFileSync("bash", ["scripts/s3-server.sh", "start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+      execFileSync("bash", ["scripts/s3-server.sh", "start"], {
+        stdio: ["ignore", "inherit", "inherit"],
+        timeout: 600_000,
+      });
     } catch (error) {
       throw new Error(
         `could not start the test S3 server (scripts/s3-server.sh start): ${(error as Error).message}. ` +

@@ -26,7 +26,8 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 
 async function keysOf(store: ObjectStore, prefix: string, startAfter?: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const entry of store.list(prefix, startAfter === undefined ? undefined : { startAfter })) out.push(entry.key);
+  for await (const entry of store.list(prefix, startAfter === undefined ? undefined : { startAfter }))
+    out.push(entry.key);
   return out;
 }
 
@@ -83,7 +84,9 @@ export function describeStoreConformance(backend: Backend): void {
         expect(mid.meta.version).toBe(version);
         const tail = await store.get("basic/big.bin", { range: { offset: big.byteLength - 10, length: 100 } });
         expect(Buffer.from(tail.body).equals(Buffer.from(big.subarray(big.byteLength - 10)))).toBe(true);
-        expect(await codeOf(store.get("basic/big.bin", { range: { offset: big.byteLength + 5, length: 1 } }))).toBe("InvalidRange");
+        expect(await codeOf(store.get("basic/big.bin", { range: { offset: big.byteLength + 5, length: 1 } }))).toBe(
+          "InvalidRange",
+        );
       });
 
       it("exists answers as head does: absent, stored, a 'directory' of other keys, deleted", async () => {
@@ -128,7 +131,9 @@ export function describeStoreConformance(backend: Backend): void {
       });
 
       it("update of an absent key is refused", async () => {
-        expect(await codeOf(store.put("modes/absent", enc("x"), { mode: { update: "0123456789abcdef" } }))).toBe("PreconditionFailed");
+        expect(await codeOf(store.put("modes/absent", enc("x"), { mode: { update: "0123456789abcdef" } }))).toBe(
+          "PreconditionFailed",
+        );
         expect(await codeOf(store.head("modes/absent"))).toBe("NotFound");
       });
 
@@ -143,19 +148,52 @@ export function describeStoreConformance(backend: Backend): void {
     describe("list", () => {
       beforeAll(async () => {
         // '!', '-' and '.' sort before '/', so "a-b" comes before everything under "a/" (and a directory "a.d").
-        for (const k of ["ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/Z", "ls/é", "ls/z", "ls/a-b", "ls/a!c", "ls/a.d/1"]) await store.put(k, enc(k));
+        for (const k of [
+          "ls/a/1",
+          "ls/a/2",
+          "ls/a/b/3",
+          "ls/ab",
+          "ls/b/1",
+          "ls/Z",
+          "ls/é",
+          "ls/z",
+          "ls/a-b",
+          "ls/a!c",
+          "ls/a.d/1",
+        ])
+          await store.put(k, enc(k));
       });
 
       it("lists every key under a prefix in UTF-8 byte order, with sizes", async () => {
         const entries = [];
         for await (const e of store.list("ls/")) entries.push(e);
-        expect(entries.map((e) => e.key)).toEqual(["ls/Z", "ls/a!c", "ls/a-b", "ls/a.d/1", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
+        expect(entries.map((e) => e.key)).toEqual([
+          "ls/Z",
+          "ls/a!c",
+          "ls/a-b",
+          "ls/a.d/1",
+          "ls/a/1",
+          "ls/a/2",
+          "ls/a/b/3",
+          "ls/ab",
+          "ls/b/1",
+          "ls/z",
+          "ls/é",
+        ]);
         expect(entries.find((e) => e.key === "ls/a/b/3")?.size).toBe(8);
         expect(entries.every((e) => e.lastModified instanceof Date)).toBe(true);
       });
 
       it("matches prefixes that end mid-name, and directory-like prefixes", async () => {
-        expect(await keysOf(store, "ls/a")).toEqual(["ls/a!c", "ls/a-b", "ls/a.d/1", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab"]);
+        expect(await keysOf(store, "ls/a")).toEqual([
+          "ls/a!c",
+          "ls/a-b",
+          "ls/a.d/1",
+          "ls/a/1",
+          "ls/a/2",
+          "ls/a/b/3",
+          "ls/ab",
+        ]);
         expect(await keysOf(store, "ls/a.")).toEqual(["ls/a.d/1"]);
         expect(await keysOf(store, "ls/a/")).toEqual(["ls/a/1", "ls/a/2", "ls/a/b/3"]);
         expect(await keysOf(store, "ls/nothing/")).toEqual([]);
@@ -163,8 +201,25 @@ export function describeStoreConformance(backend: Backend): void {
 
       it("resumes after a key", async () => {
         expect(await keysOf(store, "ls/", "ls/a/2")).toEqual(["ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
-        expect(await keysOf(store, "ls/", "ls/a-c")).toEqual(["ls/a.d/1", "ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
-        expect(await keysOf(store, "ls/", "ls/a.d/1")).toEqual(["ls/a/1", "ls/a/2", "ls/a/b/3", "ls/ab", "ls/b/1", "ls/z", "ls/é"]);
+        expect(await keysOf(store, "ls/", "ls/a-c")).toEqual([
+          "ls/a.d/1",
+          "ls/a/1",
+          "ls/a/2",
+          "ls/a/b/3",
+          "ls/ab",
+          "ls/b/1",
+          "ls/z",
+          "ls/é",
+        ]);
+        expect(await keysOf(store, "ls/", "ls/a.d/1")).toEqual([
+          "ls/a/1",
+          "ls/a/2",
+          "ls/a/b/3",
+          "ls/ab",
+          "ls/b/1",
+          "ls/z",
+          "ls/é",
+        ]);
         expect(await keysOf(store, "ls/a/", "ls/a/a")).toEqual(["ls/a/b/3"]);
       });
 
@@ -201,7 +256,13 @@ export function describeStoreConformance(backend: Backend): void {
       ];
       for (const [key, why] of bad) {
         it(`rejects ${JSON.stringify(key.length > 40 ? `${key.slice(0, 10)}…(${key.length})` : key)} before any I/O`, async () => {
-          for (const op of [() => store.put(key, enc("x")), () => store.get(key), () => store.head(key), () => store.exists(key), () => store.delete(key)]) {
+          for (const op of [
+            () => store.put(key, enc("x")),
+            () => store.get(key),
+            () => store.head(key),
+            () => store.exists(key),
+            () => store.delete(key),
+          ]) {
             const error = await op().catch((e: unknown) => e);
             expect(error).toBeInstanceOf(StoreError);
             expect((error as StoreError).code).toBe("InvalidKey");
@@ -256,7 +317,10 @@ export function describeStoreConformance(backend: Backend): void {
       it("4 processes × 5 concurrent creates of one key: exactly one winner, its bytes stored (10 rounds)", async () => {
         for (let round = 0; round < 10; round++) {
           const key = `race/create/processes/${round}`;
-          const answers = await pool.round<{ results: CreateAttempt[] }>({ op: "create", key, tag: `c${round}`, count: 5 }, 4);
+          const answers = await pool.round<{ results: CreateAttempt[] }>(
+            { op: "create", key, tag: `c${round}`, count: 5 },
+            4,
+          );
           const all = answers.flatMap((a) => a.results);
           expect(all).toHaveLength(20);
           const winners = all.filter((r) => r.won);
@@ -269,7 +333,12 @@ export function describeStoreConformance(backend: Backend): void {
       it("5 processes × 10 compare-and-swap increments end at exactly 50", async () => {
         const key = "race/cas/processes";
         await store.put(key, enc(JSON.stringify({ n: 0 })), { mode: "create" });
-        const answers = await pool.round<{ done: number; conflicts: number }>({ op: "increment", key, tag: "inc", count: 10 });
+        const answers = await pool.round<{ done: number; conflicts: number }>({
+          op: "increment",
+          key,
+          tag: "inc",
+          count: 10,
+        });
         expect(answers.map((a) => a.done)).toEqual([10, 10, 10, 10, 10]);
         expect(JSON.parse(dec((await store.get(key)).body)).n).toBe(50);
       }, 120_000);

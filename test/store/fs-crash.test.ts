@@ -79,7 +79,9 @@ describe("filesystem store under crashes", () => {
       }`;
     let killedMidWrite = 0;
     for (let trial = 0; trial < 10; trial++) {
-      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, dir], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, dir], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
       await new Promise((r) => setTimeout(r, 20 + trial * 37));
       child.kill("SIGKILL");

@@ -25,13 +25,17 @@ describe("fs locks across pid namespaces", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("a lock held from another pid namespace is waited for, never broken", async () => {
-    const child = spawn(NS[0] as string, [...NS.slice(1), process.execPath, "--import", "tsx", HOLDER, dir, "1500"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(NS[0] as string, [...NS.slice(1), process.execPath, "--import", "tsx", HOLDER, dir, "1500"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const exited = new Promise((r) => child.once("exit", r));
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const locked = (await lines.next()).value as string;
     expect(locked).toMatch(/^locked \d+$/);
     // The holder's pid inside its namespace is 1 or 2: outside, that is init or kthreadd, with another start time.
-    const acquired = await withKeyLock(join(dir, "key.lock"), join(dir, "staging"), "the test key", 30_000, async () => Date.now());
+    const acquired = await withKeyLock(join(dir, "key.lock"), join(dir, "staging"), "the test key", 30_000, async () =>
+      Date.now(),
+    );
     const released = Number(((await lines.next()).value as string).split(" ")[1]);
     expect(acquired).toBeGreaterThanOrEqual(released);
     await exited;

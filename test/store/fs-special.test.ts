@@ -30,7 +30,13 @@ describe("fs store: symlinks and special files", () => {
   it("a symlinked directory: every operation and every listing that reaches it refuses, naming it", async () => {
     symlinkSync(join(dir, "outside"), join(dir, "store", "manifests", "b"));
     const key = "manifests/b/region=x/date=2026-01-01.json";
-    for (const op of [() => store.get(key), () => store.head(key), () => store.exists(key), () => store.delete(key), () => store.put(key, new Uint8Array(1), { mode: "create" })]) {
+    for (const op of [
+      () => store.get(key),
+      () => store.head(key),
+      () => store.exists(key),
+      () => store.delete(key),
+      () => store.put(key, new Uint8Array(1), { mode: "create" }),
+    ]) {
       await expect(op()).rejects.toBeInstanceOf(SpecialFileError);
     }
     await expect(listAll(store, "manifests/")).rejects.toThrow(/manifests\/b is a symlink/);
@@ -41,16 +47,25 @@ describe("fs store: symlinks and special files", () => {
     const error = await listAll(store, "manifests/").catch((e: unknown) => e as SpecialFileError);
     expect((error as SpecialFileError).key).toBe("manifests/b");
     // The file outside was never touched.
-    expect(execFileSync("cat", [join(dir, "outside", "region=x", "date=2026-01-01.json")], { encoding: "utf8" })).toBe("{}");
+    expect(execFileSync("cat", [join(dir, "outside", "region=x", "date=2026-01-01.json")], { encoding: "utf8" })).toBe(
+      "{}",
+    );
   });
 
   it("a symlinked file is refused, and deleting it never touches its target", async () => {
     mkdirSync(join(dir, "store", "artifacts"), { recursive: true });
     symlinkSync(join(dir, "secret.txt"), join(dir, "store", "artifacts", "link.parquet"));
-    for (const op of [() => store.get("artifacts/link.parquet"), () => store.head("artifacts/link.parquet"), () => store.exists("artifacts/link.parquet"), () => store.delete("artifacts/link.parquet")]) {
+    for (const op of [
+      () => store.get("artifacts/link.parquet"),
+      () => store.head("artifacts/link.parquet"),
+      () => store.exists("artifacts/link.parquet"),
+      () => store.delete("artifacts/link.parquet"),
+    ]) {
       await expect(op()).rejects.toThrow(/artifacts\/link.parquet is a symlink/);
     }
-    await expect(store.put("artifacts/link.parquet", new Uint8Array(1), { mode: { update: "x" } })).rejects.toBeInstanceOf(SpecialFileError);
+    await expect(
+      store.put("artifacts/link.parquet", new Uint8Array(1), { mode: { update: "x" } }),
+    ).rejects.toBeInstanceOf(SpecialFileError);
     await expect(listAll(store, "artifacts/")).rejects.toBeInstanceOf(SpecialFileError);
     expect(execFileSync("cat", [join(dir, "secret.txt")], { encoding: "utf8" })).toBe("outside the store");
   });

@@ -33,7 +33,9 @@ describe("openStore", () => {
   });
 
   it("parses s3://bucket/prefix with endpoint, region and path style from the query", () => {
-    const store = openStore("s3://my-bucket/some/prefix?endpoint=http://127.0.0.1:7480&region=eu-west-1&path_style=true") as S3Store;
+    const store = openStore(
+      "s3://my-bucket/some/prefix?endpoint=http://127.0.0.1:7480&region=eu-west-1&path_style=true",
+    ) as S3Store;
     expect(store).toBeInstanceOf(S3Store);
     expect(store.bucket).toBe("my-bucket");
     expect(store.prefix).toBe("some/prefix");

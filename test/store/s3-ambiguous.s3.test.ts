@@ -86,7 +86,8 @@ describe("S3 conditional PUT with a lost answer", () => {
     await direct.put("amb/idem", enc("x"));
     let failures = 0;
     proxy = await startFaultyProxy(s3.endpoint, (req) => {
-      const idempotent = req.method === "GET" || req.method === "HEAD" || (req.method === "PUT" && !req.headers["if-none-match"]);
+      const idempotent =
+        req.method === "GET" || req.method === "HEAD" || (req.method === "PUT" && !req.headers["if-none-match"]);
       if (idempotent && failures < 2) {
         failures++;
         return "500-without-forward";
@@ -100,8 +101,16 @@ describe("S3 conditional PUT with a lost answer", () => {
   });
 
   it("never puts the secret key in an error message", async () => {
-    const wrong = new S3Store({ ...opts, endpoint: s3.endpoint, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: "s3cr3t-never-print-me" } });
-    for (const op of [() => wrong.head("x"), () => wrong.put("x", enc("x"), { mode: "create" }), () => wrong.get("x")]) {
+    const wrong = new S3Store({
+      ...opts,
+      endpoint: s3.endpoint,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: "s3cr3t-never-print-me" },
+    });
+    for (const op of [
+      () => wrong.head("x"),
+      () => wrong.put("x", enc("x"), { mode: "create" }),
+      () => wrong.get("x"),
+    ]) {
       const error = (await op().catch((e: unknown) => e)) as StoreError;
       expect(error.code).toBe("AccessDenied");
       expect(error.message).toMatch(/refused the credentials/);

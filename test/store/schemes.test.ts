@@ -18,13 +18,22 @@ describe("store schemes", () => {
   it("a toy scheme needs one registration: store URLs, object URLs and inputs then reach it", async () => {
     expect(() => openStore("toy://box")).toThrow(/unsupported store URL scheme 'toy:\/\/'/);
     expect(isObjectUrl("toy://box/in.json")).toBe(false);
-    registerStoreScheme({ schemes: ["toy"], example: "toy://name", open: (url) => new MemoryStore(`toy:${url.slice("toy://".length)}`), split: splitAfterRoot("toy") });
+    registerStoreScheme({
+      schemes: ["toy"],
+      example: "toy://name",
+      open: (url) => new MemoryStore(`toy:${url.slice("toy://".length)}`),
+      split: splitAfterRoot("toy"),
+    });
 
     const store = openStore("toy://box");
     await store.put("in.json", bytes("[1,2,3]"));
     expect(isObjectUrl("toy://box/in.json")).toBe(true);
     const { store: holder, key, storeUrl } = openObject("toy://box/in.json");
-    expect([storeUrl, key, new TextDecoder().decode((await holder.get(key)).body)]).toEqual(["toy://box", "in.json", "[1,2,3]"]);
+    expect([storeUrl, key, new TextDecoder().decode((await holder.get(key)).body)]).toEqual([
+      "toy://box",
+      "in.json",
+      "[1,2,3]",
+    ]);
     expect(new TextDecoder().decode(await readInput("toy://box/in.json"))).toBe("[1,2,3]");
 
     // As a run's input: identified by the store's version token, and a change mid-run fails the read.
@@ -35,7 +44,9 @@ describe("store schemes", () => {
     await expect(input.read()).rejects.toThrow(/changed during the run/);
 
     // Unknown schemes name every registered one, the toy among them.
-    expect(() => openStore("gs://bucket/p")).toThrow(/use a directory, file:\/\/\/path, memory:\/\/name, s3:\/\/bucket\/prefix, toy:\/\/name/);
+    expect(() => openStore("gs://bucket/p")).toThrow(
+      /use a directory, file:\/\/\/path, memory:\/\/name, s3:\/\/bucket\/prefix, toy:\/\/name/,
+    );
   });
 
   it("object URLs must name a key; a scheme without objects says so", () => {
