@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "commander";
 import { loadConfig } from "../pipeline/config.js";
 import type { Config } from "../pipeline/config.js";
 import { BUILTINS } from "../tasks/index.js";
+import { GeorefreshError } from "../errors.js";
 
 export interface CommonOptions {
   config: string;
@@ -11,12 +12,7 @@ export interface CommonOptions {
 
 export const CONFIG_HELP = "config file (default ./georefresh.config.json)";
 
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
+export class UsageError extends GeorefreshError {}
 
 /** A commander parser for whole-number options: `--concurrency abc` is a usage error (exit 2), never NaN. */
 export function wholeNumber(min: number): (text: string) => number {

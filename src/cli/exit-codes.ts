@@ -1,3 +1,4 @@
+import { GeorefreshError } from "../errors.js";
 import { isStoreTransient, StoreError } from "../store/errors.js";
 
 /** Exit codes of every georefresh command; README's "Exit codes" table is generated from the same meaning. */
@@ -18,29 +19,29 @@ export const EXIT = {
 } as const;
 
 /**
- * The one table from error to exit code. Errors are matched by their stable `name` (store errors by `code`), never
- * by message; anything not listed is a failure of the command (1), or of the store (3) for store errors.
+ * The one table from error to exit code, by the errors' stable `code` (errors.ts), never by message; anything not
+ * listed is a failure of the command (1), or of the store (3) for store errors, or 75 when the store was
+ * unreachable.
  */
-const BY_NAME: Record<string, number> = {
-  UsageError: EXIT.usage,
-  BackfillError: EXIT.usage,
-  ScheduleError: EXIT.usage,
-  ConfigError: EXIT.usage,
-  PinError: EXIT.usage,
-  PartitionNameError: EXIT.usage,
-  GcFloorError: EXIT.usage,
-  InputError: EXIT.usage,
-  GeoParquetReadError: EXIT.usage,
-  InvalidKeyError: EXIT.usage,
-  InvalidRangeError: EXIT.usage,
-  ReadError: EXIT.failed,
-  ManifestError: EXIT.failed,
-  TamperedManifestError: EXIT.failed,
+const BY_CODE: Record<string, number> = {
+  Usage: EXIT.usage,
+  Backfill: EXIT.usage,
+  Config: EXIT.usage,
+  Pin: EXIT.usage,
+  PartitionName: EXIT.usage,
+  GcFloor: EXIT.usage,
+  Input: EXIT.usage,
+  GeoParquetRead: EXIT.usage,
+  InvalidKey: EXIT.usage,
+  InvalidRange: EXIT.usage,
+  Schedule: EXIT.usage,
+  Read: EXIT.failed,
+  Manifest: EXIT.failed,
+  TamperedManifest: EXIT.failed,
 };
 
 export function exitCodeOf(error: unknown): number {
-  const name = error instanceof Error ? error.name : "";
-  const listed = BY_NAME[name];
+  const listed = error instanceof GeorefreshError ? BY_CODE[error.code] : undefined;
   if (listed !== undefined) return listed;
   if (isStoreTransient(error)) return EXIT.transient;
   return error instanceof StoreError ? EXIT.store : EXIT.failed;

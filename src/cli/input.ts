@@ -1,12 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { isObjectUrl, openObject } from "../store/open.js";
+import { GeorefreshError } from "../errors.js";
 
-export class InputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InputError";
-  }
-}
+export class InputError extends GeorefreshError {}
 
 /** Bytes of a file named by a local path, a file:// URL, or an object URL of a registered store (s3://bucket/key). */
 export async function readInput(ref: string): Promise<Uint8Array> {

@@ -1,3 +1,4 @@
+import { GeorefreshError } from "../errors.js";
 import { redact } from "../store/secrets.js";
 import { exitCodeOf } from "./exit-codes.js";
 
@@ -18,7 +19,15 @@ export function printJson(value: unknown): void {
 /** Reports an error the way every command does, and returns the exit code it maps to (exit-codes.ts). */
 export function reportError(error: unknown, json: boolean): number {
   const message = error instanceof Error ? error.message : String(error);
-  if (json) printJson({ ok: false, error: { type: error instanceof Error ? error.name : "Error", message } });
+  if (json)
+    printJson({
+      ok: false,
+      error: {
+        type: error instanceof Error ? error.name : "Error",
+        ...(error instanceof GeorefreshError ? { code: error.code } : {}),
+        message,
+      },
+    });
   else err(`georefresh: ${message}\n`);
   return exitCodeOf(error);
 }

@@ -2,6 +2,7 @@ import proj4 from "proj4";
 import type { Geometry, Position } from "./geometry.js";
 import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
 import type { Datum } from "./projjson.js";
+import { GeorefreshError } from "../errors.js";
 
 /** A CRS georefresh can compute in. Unknown or missing CRSs are errors, never guesses. */
 export interface Crs {
@@ -16,12 +17,7 @@ export interface Crs {
   projjson: Record<string, unknown> | undefined;
 }
 
-export class CrsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "CrsError";
-  }
-}
+export class CrsError extends GeorefreshError {}
 
 const WORLD: Crs["areaOfUse"] = [-180, -90, 180, 90];
 

@@ -1,8 +1,9 @@
 import { emptyBBox, TYPE_OF_CODE, WKB_CODE } from "./geometry.js";
 import type { BBox, Geometry, GeometryType, Position } from "./geometry.js";
+import { GeorefreshError } from "../errors.js";
 
 /** Malformed WKB, located by row and byte offset so the bad value can be found in the source. */
-export class WkbError extends Error {
+export class WkbError extends GeorefreshError {
   constructor(
     message: string,
     readonly row: number | undefined,

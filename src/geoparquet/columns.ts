@@ -1,12 +1,8 @@
 import { DataType, makeData, makeVector } from "apache-arrow";
 import type { Data, Vector } from "apache-arrow";
+import { GeorefreshError } from "../errors.js";
 
-export class GeometryColumnError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "GeometryColumnError";
-  }
-}
+export class GeometryColumnError extends GeorefreshError {}
 
 /** A Binary (WKB) Arrow column as one byte buffer plus Int32 offsets, copying only when it spans several chunks. */
 export function binaryColumn(vector: Vector, name: string): { data: Uint8Array; offsets: Int32Array } {

@@ -2,6 +2,7 @@ import { Binary, Bool, Float64, Int32, Int64, makeData, makeVector, Table, Utf8,
 import type { DataType, Vector } from "apache-arrow";
 import type { Geometry } from "../geo/geometry.js";
 import { encodeWkbColumn } from "../geo/wkb.js";
+import { GeorefreshError } from "../errors.js";
 
 export type PropertyValue = string | number | boolean | null | undefined;
 
@@ -17,12 +18,7 @@ export interface ColumnSpec {
   type: ColumnType;
 }
 
-export class FeatureSchemaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FeatureSchemaError";
-  }
-}
+export class FeatureSchemaError extends GeorefreshError {}
 
 const ARROW_TYPE: Record<ColumnType, () => DataType> = {
   string: () => new Utf8(),

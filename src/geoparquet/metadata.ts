@@ -1,4 +1,5 @@
 import type { Crs } from "../geo/crs.js";
+import { GeorefreshError } from "../errors.js";
 
 /** GeoParquet 1.1 `geo` file metadata, as georefresh writes it and as it reads other tools' files. */
 export interface GeoColumnMetadata {
@@ -59,12 +60,7 @@ export function geoMetadataJson(args: {
   });
 }
 
-export class GeoMetadataError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "GeoMetadataError";
-  }
-}
+export class GeoMetadataError extends GeorefreshError {}
 
 export function parseGeoMetadata(text: string | undefined, where: string): GeoMetadata {
   if (text === undefined) throw new GeoMetadataError(`${where} is not GeoParquet: no 'geo' key in the Parquet footer`);

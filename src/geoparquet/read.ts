@@ -4,13 +4,9 @@ import * as parquet from "parquet-wasm";
 import { longestDictionaryValues } from "./dictionary-bound.js";
 import { parseGeoMetadata } from "./metadata.js";
 import type { GeoMetadata } from "./metadata.js";
+import { GeorefreshError } from "../errors.js";
 
-export class GeoParquetReadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "GeoParquetReadError";
-  }
-}
+export class GeoParquetReadError extends GeorefreshError {}
 
 /** Footer facts of a (Geo)Parquet file, read without decoding any data page. */
 export interface ParquetFooter {

@@ -7,6 +7,7 @@ import { hilbertOrder } from "./hilbert.js";
 import { geoMetadataJson, sortGeometryTypes } from "./metadata.js";
 import { binaryColumn, compactChunks } from "./columns.js";
 import { take } from "./take.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * Pinned into every file's created_by. Bump it (and so every artifact key, which fingerprints it) only when the
@@ -38,12 +39,7 @@ export interface WriteResult {
   geo: string;
 }
 
-export class GeoParquetWriteError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "GeoParquetWriteError";
-  }
-}
+export class GeoParquetWriteError extends GeorefreshError {}
 
 function statsFromWkb(data: Uint8Array, offsets: Int32Array): { bboxes: Float64Array; types: Set<string> } {
   const rows = offsets.length - 1;

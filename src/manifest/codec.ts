@@ -4,13 +4,9 @@ import { NotFoundError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 import { artifactKey, partitionOfManifestKey } from "./layout.js";
 import type { Manifest } from "./types.js";
+import { GeorefreshError } from "../errors.js";
 
-export class ManifestError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ManifestError";
-  }
-}
+export class ManifestError extends GeorefreshError {}
 
 // Read at run time from the package root (src/ and dist/ sit at the same depth), where the contract lives.
 const schema = JSON.parse(readFileSync(new URL("../../manifest.schema.json", import.meta.url), "utf8")) as object;

@@ -1,3 +1,4 @@
+import { GeorefreshError } from "../errors.js";
 /**
  * Where everything lives in the store. Partitions are Hive-style (region=…/date=…) so DuckDB and friends can
  * read a dataset's artifacts with partition columns; one manifest per partition keeps a 1,000-partition
@@ -14,12 +15,7 @@ export interface Partition {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-export class PartitionNameError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PartitionNameError";
-  }
-}
+export class PartitionNameError extends GeorefreshError {}
 
 /** Dataset and region names become key segments: checked here, before any key is built from them. */
 export function checkPartition(p: Partition): Partition {

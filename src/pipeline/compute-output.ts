@@ -8,6 +8,7 @@ import { rewriteWkbColumn } from "../geo/wkb-rewrite.js";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { featuresToTable, FeatureSchemaError } from "../geoparquet/features.js";
 import type { ColumnSpec, Feature } from "../geoparquet/features.js";
+import { GeorefreshError } from "../errors.js";
 
 /** What compute may return or yield: features, or Arrow data with a WKB `geometry` column. */
 export type ComputeBatch = Feature[] | Table | RecordBatch;
@@ -16,12 +17,7 @@ export type ComputeOutput = Promise<ComputeBatch> | AsyncIterable<ComputeBatch>;
 export const GEOMETRY_COLUMN = "geometry";
 
 /** compute's output cannot become an artifact (wrong shape, malformed WKB, undeclared columns). */
-export class ComputeOutputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ComputeOutputError";
-  }
-}
+export class ComputeOutputError extends GeorefreshError {}
 
 const ARROW_NAME: Record<ColumnSpec["type"], string> = {
   string: "Utf8",

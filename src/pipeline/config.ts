@@ -6,6 +6,7 @@ import type { VersionsFile } from "./pins.js";
 import type { TaskDefinition } from "./task.js";
 import { loadTask } from "./task-ref.js";
 import type { TaskRef } from "./task-ref.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * georefresh.config.json:
@@ -19,12 +20,7 @@ export interface Config {
   datasets: Record<string, { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown> }>;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export class ConfigError extends GeorefreshError {}
 
 async function readJson(path: string, what: string): Promise<unknown> {
   let text: string;

@@ -5,6 +5,7 @@ import { sha256Hex } from "../store/digest.js";
 import type { ObjectStore } from "../store/types.js";
 import type { ResolvedInput } from "./identity.js";
 import { InputIdentityError } from "./identity-error.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * An upstream dataset as an input: `dataset:<name>` is that dataset's partition for the run's own region and
@@ -13,12 +14,7 @@ import { InputIdentityError } from "./identity-error.js";
  * the artifact it pointed at is write-once). The identity is that artifact's sha256, so an upstream change makes
  * a new downstream key.
  */
-export class UpstreamMissingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UpstreamMissingError";
-  }
-}
+export class UpstreamMissingError extends GeorefreshError {}
 
 export const isDatasetInput = (uri: string) => uri.startsWith("dataset:");
 

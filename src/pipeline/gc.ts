@@ -11,6 +11,7 @@ import { PROBE_PREFIX } from "../store/probe.js";
 import { MEMO_PREFIX } from "./memo.js";
 import { hasMultipartUploads } from "../store/types.js";
 import type { ObjectStore } from "../store/types.js";
+import { GeorefreshError } from "../errors.js";
 
 /** Below this, `olderThanMs` needs `overrideFloor` (README "Safety"). */
 export const MIN_FLOOR_MS = 3_600_000;
@@ -49,12 +50,7 @@ export interface GcReport {
   spared: { key: string; reason: string }[];
 }
 
-export class GcFloorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "GcFloorError";
-  }
-}
+export class GcFloorError extends GeorefreshError {}
 
 type Candidate = { key: string; kind: "artifact" } | { key: string; kind: "event"; sha256: string };
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 import { canonicalJson } from "./fingerprint.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * Memoized external calls (`ctx.memo`): a response is stored under a key derived from the task, the call's name
@@ -15,12 +16,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** A claim lapses this long after its holder stopped renewing it (a crashed run): its re-run waits that long. */
 const leaseMs = () => Number(process.env.GEOREFRESH_MEMO_LEASE_MS) || 30_000;
 
-export class MemoError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "MemoError";
-  }
-}
+export class MemoError extends GeorefreshError {}
 
 export interface MemoOptions {
   leaseMs?: number;

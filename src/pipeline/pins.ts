@@ -1,4 +1,5 @@
 import { isCalendarDate } from "./calendar.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * Pinned versions (graph_version, vintage, …) by logical date. The versions file maps each pin to a list of
@@ -7,12 +8,7 @@ import { isCalendarDate } from "./calendar.js";
  */
 export type VersionsFile = Record<string, { from: string; value: string }[]>;
 
-export class PinError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PinError";
-  }
-}
+export class PinError extends GeorefreshError {}
 
 export function checkVersionsFile(doc: unknown, where: string): VersionsFile {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc))

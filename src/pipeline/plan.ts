@@ -1,6 +1,7 @@
 import type { Partition } from "../manifest/layout.js";
 import { logicalDates } from "./calendar.js";
 import type { TaskDefinition } from "./task.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * The plan of a backfill, and how it is split. The unit of splitting is a *lane*: one region's logical dates, in
@@ -30,12 +31,7 @@ export interface PlanOptions {
   shard?: Shard;
 }
 
-export class BackfillError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "BackfillError";
-  }
-}
+export class BackfillError extends GeorefreshError {}
 
 /** "i/n" (0-based) → shard. */
 export function parseShard(text: string): Shard {

@@ -8,13 +8,9 @@ import type { Partition } from "../manifest/layout.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { AlreadyExistsError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
+import { GeorefreshError } from "../errors.js";
 
-export class NonDeterministicError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "NonDeterministicError";
-  }
-}
+export class NonDeterministicError extends GeorefreshError {}
 
 export interface Publication {
   partition: Partition;

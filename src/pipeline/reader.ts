@@ -6,13 +6,9 @@ import { sha256Hex } from "../store/digest.js";
 import { openStore } from "../store/open.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
+import { GeorefreshError } from "../errors.js";
 
-export class ReadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ReadError";
-  }
-}
+export class ReadError extends GeorefreshError {}
 
 export interface PartitionState {
   region: string;

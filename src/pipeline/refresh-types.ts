@@ -8,6 +8,7 @@ import type { ResolvedInput } from "./identity.js";
 import type { VersionsFile } from "./pins.js";
 import type { ManifestAtStart } from "./run-plan.js";
 import type { TaskDefinition } from "./task.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * - promoted: computed, validated, published, and the manifest now points at it
@@ -75,7 +76,7 @@ export interface RunContext {
   start?: ManifestAtStart | null;
 }
 
-export class RefreshError extends Error {
+export class RefreshError extends GeorefreshError {
   constructor(
     message: string,
     readonly outcome: "invalid" | "failed",

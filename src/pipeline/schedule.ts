@@ -1,14 +1,10 @@
+import { GeorefreshError } from "../errors.js";
 /**
  * The logical date of a scheduled run comes from the scheduler's own record of when the run was due, never from
  * the wall clock, so a run that starts late, is retried the next morning, or fires twice still refreshes the
  * same dates (docs/scale-out.md, "Nightly runs").
  */
-export class ScheduleError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ScheduleError";
-  }
-}
+export class ScheduleError extends GeorefreshError {}
 
 /**
  * When the scheduler meant this run to start:

@@ -1,4 +1,5 @@
 import type { TaskDefinition } from "./task.js";
+import { GeorefreshError } from "../errors.js";
 
 /**
  * Where a task's code lives, so another thread can load the same task: a module URL, the export, and an
@@ -10,12 +11,7 @@ export interface TaskRef {
   key?: string;
 }
 
-export class TaskLoadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "TaskLoadError";
-  }
-}
+export class TaskLoadError extends GeorefreshError {}
 
 export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   const mod = (await import(ref.module)) as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { GeorefreshError } from "../errors.js";
 /**
  * Typed store errors. Callers branch on the class (or `code`), never on message text: the protocol depends on
  * telling "someone else got there first" (AlreadyExists / PreconditionFailed) apart from "try again later"
@@ -22,9 +23,9 @@ export interface StoreErrorOptions {
 }
 
 /** Any store failure; used directly only for the unexpected ("Internal"). Subclasses set `code`. */
-export class StoreError extends Error {
+export class StoreError extends GeorefreshError {
   static readonly code: StoreErrorCode = "Internal";
-  readonly code: StoreErrorCode;
+  declare readonly code: StoreErrorCode;
   readonly key: string | undefined;
 
   constructor(message: string, options: StoreErrorOptions = {}) {

@@ -17,9 +17,7 @@ import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 
 const CANARY = "Canary7Secret";
 
-async function listen(
-  handler: Parameters<typeof createServer>[1],
-): Promise<{
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{
   server: Server;
   url: string;
   hits: { method: string; path: string; headers: Record<string, unknown> }[];
