@@ -46,3 +46,15 @@ export function exitCodeOf(error: unknown): number {
   if (isStoreTransient(error)) return EXIT.transient;
   return error instanceof StoreError ? EXIT.store : EXIT.failed;
 }
+
+/**
+ * The exit code store failures among a command's results call for: 75 when every one was the store being
+ * unreachable (run again later), 3 when any says the store cannot be used as set up; undefined when none failed.
+ */
+export function storeExit(
+  results: readonly ({ storeProblem?: boolean; transient?: boolean } | undefined)[],
+): number | undefined {
+  const failed = results.filter((r) => r?.storeProblem);
+  if (failed.length === 0) return undefined;
+  return failed.every((r) => r?.transient) ? EXIT.transient : EXIT.store;
+}

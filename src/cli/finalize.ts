@@ -4,7 +4,7 @@ import { finalize } from "../pipeline/finalize.js";
 import type { FinalizeSummary } from "../pipeline/finalize.js";
 import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT, storeExit } from "./exit-codes.js";
 import { out, printJson, reportError } from "./output.js";
 import { groupPlans } from "./plan-report.js";
 import { regionsOf, windowEnd, windowOptions, windowStart } from "./window.js";
@@ -26,9 +26,7 @@ the backfill, or the shard, again); 2 usage; 3 the store cannot be used as set u
 run again later.`;
 
 function exitFor(summary: FinalizeSummary): number {
-  const store = summary.incomplete.filter((p) => p.storeProblem);
-  if (store.length) return store.every((p) => p.transient) ? EXIT.transient : EXIT.store;
-  return summary.incomplete.length ? EXIT.failed : EXIT.ok;
+  return storeExit(summary.incomplete) ?? (summary.incomplete.length ? EXIT.failed : EXIT.ok);
 }
 
 function describe(s: FinalizeSummary): string {

@@ -10,7 +10,7 @@ import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT, storeExit } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
 import { progressReporter } from "./progress.js";
 import { groupPlans } from "./plan-report.js";
@@ -38,10 +38,10 @@ writes) → 3; the store was unreachable or kept failing, run again later → 75
 A backfill exits with the worst code of its partitions (3 > 75 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
 finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.`;
 
-/** Worst exit code wins: store unusable > failed > superseded > invalid > ok. */
+/** Worst exit code wins: store unusable > store unreachable or blocked > failed > superseded > invalid > ok. */
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
-  const store = results.filter((r) => r?.storeProblem);
-  if (store.length) return store.every((r) => r.transient) ? EXIT.transient : EXIT.store;
+  const store = storeExit(results);
+  if (store !== undefined) return store;
   if (counts.blocked) return OUTCOME_EXIT.blocked;
   if (counts.failed) return OUTCOME_EXIT.failed;
   if (counts.superseded) return OUTCOME_EXIT.superseded;
@@ -152,14 +152,9 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
           concurrency: opts.concurrency * 2,
           shard,
         });
-        const storePlans = planned.plans.filter((p) => p.storeProblem);
-        const code = storePlans.length
-          ? storePlans.every((p) => p.transient)
-            ? EXIT.transient
-            : EXIT.store
-          : planned.counts.error + planned.counts["missing-artifact"] > 0
-            ? OUTCOME_EXIT.failed
-            : EXIT.ok;
+        const code =
+          storeExit(planned.plans) ??
+          (planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok);
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
         else out(describePlan(opts.dataset, planned));
         process.exitCode = code;
