@@ -1,8 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { parseBbox } from "../geo/bbox.js";
 import { decodeWkb } from "../geo/wkb.js";
+import { readGeoParquet } from "../geoparquet/read.js";
 import { openDataset } from "../pipeline/reader.js";
-import type { Which } from "../pipeline/reader.js";
+import type { Table } from "apache-arrow";
+import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../pipeline/reader.js";
 import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
@@ -15,7 +18,54 @@ type Opts = CommonOptions & {
   history?: boolean;
   format?: string;
   out?: string;
+  snapshot?: string;
+  asOf?: string;
+  bbox?: string;
+  from?: string;
+  to?: string;
 };
+
+/** The view a command reads: the current manifests, a snapshot, or the manifests as of a time. */
+function viewOf(ds: Dataset, opts: Opts): Promise<DatasetView> {
+  if (opts.snapshot && opts.asOf) throw new UsageError("give --snapshot or --as-of, not both");
+  if (opts.snapshot) return ds.snapshot(opts.snapshot);
+  if (opts.asOf) {
+    if (Number.isNaN(Date.parse(opts.asOf)))
+      throw new UsageError(`--as-of ${opts.asOf}: give an ISO 8601 time, e.g. 2026-11-24T18:00:00Z`);
+    return ds.asOf(new Date(opts.asOf));
+  }
+  return ds.current();
+}
+
+function selectionOf(opts: Opts): Selection | undefined {
+  if (!opts.bbox && !opts.from && !opts.to) return undefined;
+  const sel: Selection = {};
+  if (opts.bbox) {
+    const bbox = parseBbox(opts.bbox);
+    if (typeof bbox === "string") throw new UsageError(`--${bbox}`);
+    sel.bbox = bbox;
+  }
+  for (const [flag, value] of [
+    ["from", opts.from],
+    ["to", opts.to],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new UsageError(`--${flag} ${value}: give a logical date YYYY-MM-DD`);
+    sel[flag] = value;
+  }
+  return sel;
+}
+
+const viewOptions = (cmd: Command) =>
+  cmd
+    .option("--snapshot <id>", "read a committed dataset snapshot: its id, or latest")
+    .option("--as-of <time>", "read what the manifests pointed at at this ISO 8601 time (from manifest history)");
+
+const selectionOptions = (cmd: Command) =>
+  cmd
+    .option("--bbox <minx,miny,maxx,maxy>", "only partitions whose artifact's bbox touches this lon/lat box (WGS84)")
+    .option("--from <date>", "only logical dates on or after this one")
+    .option("--to <date>", "only logical dates on or before this one");
 
 function which(opts: Opts): Which {
   if (opts.date && opts.latest) throw new UsageError("give --date or --latest, not both");
@@ -42,7 +92,7 @@ async function withDataset(
 }
 
 /** Manifests that could not be read are named on stderr after the rest of the answer; the command then exits 1. */
-function reportProblems(problems: { key: string; message: string }[]): void {
+function reportProblems(problems: readonly { key: string; message: string }[]): void {
   for (const p of problems) err(`georefresh: skipped ${p.key}: ${p.message}\n`);
   if (problems.length) process.exitCode = EXIT.failed;
 }
@@ -81,57 +131,68 @@ export function registerAnalyst(program: Command): void {
     }),
   );
 
-  common(
-    program
-      .command("show")
-      .description("show the manifest entry a partition's readers follow")
-      .argument("<dataset>")
-      .requiredOption("--region <region>")
-      .option("--date <date>", "logical date")
-      .option("--latest", "the latest promoted date")
-      .option("--history", "include earlier versions"),
+  viewOptions(
+    common(
+      program
+        .command("show")
+        .description("show the manifest entry a partition's readers follow")
+        .argument("<dataset>")
+        .requiredOption("--region <region>")
+        .option("--date <date>", "logical date")
+        .option("--latest", "the latest promoted date")
+        .option("--history", "include earlier versions (the current manifest only)"),
+    ),
   ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
+      if (opts.snapshot || opts.asOf) {
+        const view = await viewOf(ds, opts);
+        const p = view.find(opts.region as string, which(opts));
+        printJson({ dataset: name, view: view.source, region: p.region, logical_date: p.date, entry: p.entry });
+        return;
+      }
       const m = await ds.manifest(opts.region as string, which(opts));
       const view = opts.history ? m : { ...m, history: `${m.history.length} earlier versions (--history to show)` };
       printJson(view);
     }),
   );
 
-  common(
-    program
-      .command("urls")
-      .description("artifact locations of current partitions, ready for DuckDB's read_parquet([...])")
-      .argument("<dataset>")
-      .option("--latest", "only the latest date of each region"),
+  selectionOptions(
+    viewOptions(
+      common(
+        program
+          .command("urls")
+          .description("artifact locations of current partitions, ready for DuckDB's read_parquet([...])")
+          .argument("<dataset>")
+          .option("--latest", "only the latest date of each region"),
+      ),
+    ),
   ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
-      const scanned = await ds.scan();
-      let parts = scanned.partitions.filter((p) => p.manifest.current && !p.manifest.retired);
-      if (opts.latest) {
-        const newest = new Map<string, (typeof parts)[number]>();
-        for (const p of parts) if ((newest.get(p.region)?.date ?? "") < p.date) newest.set(p.region, p);
-        parts = [...newest.values()];
-      }
-      const urls = parts
-        .sort((a, b) => (a.region + a.date < b.region + b.date ? -1 : 1))
-        .map((p) => ds.store.locate(p.manifest.current?.artifact as string));
+      const sel = { ...selectionOf(opts), latest: Boolean(opts.latest) };
+      const view = await viewOf(ds, opts);
+      const urls = view.urls(sel);
       if (opts.json) printJson(urls);
       else out(urls.map((u) => `${u}\n`).join(""));
-      reportProblems(scanned.problems);
+      reportProblems(view.problems);
     }),
   );
 
-  common(
-    program
-      .command("read")
-      .description("read a partition's current artifact (sha256-verified) as GeoJSON, NDJSON or Parquet")
-      .argument("<dataset>")
-      .requiredOption("--region <region>")
-      .option("--date <date>", "logical date")
-      .option("--latest", "the latest promoted date")
-      .option("--format <format>", "geojson | ndjson | parquet", "geojson")
-      .option("--out <file>", "write to a file instead of stdout"),
+  selectionOptions(
+    viewOptions(
+      common(
+        program
+          .command("read")
+          .description(
+            "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, every selected partition's rows",
+          )
+          .argument("<dataset>")
+          .option("--region <region>")
+          .option("--date <date>", "logical date")
+          .option("--latest", "the latest promoted date")
+          .option("--format <format>", "geojson | ndjson | parquet", "geojson")
+          .option("--out <file>", "write to a file instead of stdout"),
+      ),
+    ),
   ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
       const format = opts.format ?? "geojson";
@@ -139,17 +200,31 @@ export function registerAnalyst(program: Command): void {
         throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
       if (format === "parquet" && !opts.out && process.stdout.isTTY)
         throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
-      const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
-      let payload: Uint8Array | string;
-      if (format === "parquet") payload = bytes;
-      else {
-        const { table } = await ds.read(opts.region as string, which(opts));
-        const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
-        const features = Array.from({ length: table.numRows }, (_, i) => ({
-          type: "Feature",
-          properties: Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
-          geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
-        }));
+      const sel = selectionOf(opts);
+      const many = sel !== undefined && !opts.date;
+      if (!many && !opts.region)
+        throw new UsageError("give --region with --date or --latest, or select with --bbox/--from/--to");
+      if (many && format === "parquet")
+        throw new UsageError(
+          "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
+        );
+      let payload: Uint8Array | string = "";
+      const tables: Table[] = [];
+      if (!many && !opts.snapshot && !opts.asOf) {
+        // One partition of the current view: straight through its manifest, whose own errors then speak.
+        const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
+        if (format === "parquet") payload = bytes;
+        else tables.push((await readGeoParquet(bytes, ds.store.locate(entry.artifact))).table);
+      } else {
+        const view = await viewOf(ds, opts);
+        const parts = many
+          ? view.select({ ...sel, region: opts.region, latest: Boolean(opts.latest) })
+          : [view.find(opts.region as string, which(opts))];
+        if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
+        else for (const p of parts) tables.push(await view.read(p));
+      }
+      if (format !== "parquet") {
+        const features = tables.flatMap(featuresOf);
         payload =
           format === "ndjson"
             ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "")
@@ -158,9 +233,17 @@ export function registerAnalyst(program: Command): void {
       // The data as it is (never redacted: it is the user's data, not a message).
       if (opts.out) await writeFile(opts.out, payload);
       else process.stdout.write(payload);
-      void entry;
     }),
   );
+}
+
+function featuresOf(table: Table): unknown[] {
+  const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
+  return Array.from({ length: table.numRows }, (_, i) => ({
+    type: "Feature",
+    properties: Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
+    geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
+  }));
 }
 
 function jsonValue(v: unknown): unknown {

@@ -19,7 +19,8 @@ const HELP = `
 Run it once after every shard of a backfill (Slurm --dependency=afterok, an Argo or Airflow fan-in step, a
 Kubernetes Job after the Indexed Job). It checks that every planned partition is current at the key a run would
 derive now, with its artifact present; only then does it retire regions that left the task's complete region list
-(a shard never does). It writes nothing else, and running it twice, or twice at once, ends the same.
+(a shard never does), and commits the dataset snapshot (docs/snapshots.md). It writes nothing else, and running
+it twice, or twice at once, ends the same.
 
 Exit codes: 0 complete (and retired what had to be); 1 incomplete: the partitions listed are missing or stale (run
 the backfill, or the shard, again); 2 usage; 3 the store cannot be used as set up; 75 the store was unreachable,
@@ -41,7 +42,8 @@ function describe(s: FinalizeSummary): string {
   }
   const retired =
     s.retirement === "applied" ? `; retired ${s.retired.length}` : `; no retirement: ${s.retirement.skipped}`;
-  return `${s.dataset}: ${n(s.total)} complete${retired}\n`;
+  const snap = "id" in s.snapshot ? `; snapshot ${s.snapshot.id}` : `; no snapshot: ${s.snapshot.skipped}`;
+  return `${s.dataset}: ${n(s.total)} complete${retired}${snap}\n`;
 }
 
 async function runFinalize(cli: FinalizeCliOptions): Promise<void> {

@@ -6,6 +6,7 @@ import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../pipel
 import type { Shard } from "../pipeline/plan.js";
 import { planBackfill } from "../pipeline/dry-run.js";
 import type { BackfillPlan } from "../pipeline/dry-run.js";
+import type { BackfillSummary } from "../pipeline/backfill.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "./context.js";
@@ -27,6 +28,8 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions {
   workers?: number;
   workerProcesses?: boolean;
   overridePlausibility?: boolean;
+  /** Commander sets false for --no-snapshot. */
+  snapshot?: boolean;
   dryRun?: boolean;
 }
 
@@ -178,6 +181,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
         taskRef: ref,
         storeUrl: config.store,
         overridePlausibility: opts.overridePlausibility,
+        snapshots: opts.snapshot !== false,
         onResult: progress.onResult,
         signal: stop.signal,
       }).finally(() => {
@@ -200,10 +204,13 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
               ? `; stopped: the store is unreachable (see above), ${summary.notStarted} not started (run again later)`
               : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
             : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
+        const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
         out(
-          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${interrupted}\n`,
+          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${snap}${interrupted}\n`,
         );
       }
+      if (!json && summary.snapshot && "skipped" in summary.snapshot && finishedAll(summary))
+        err(`georefresh: no snapshot committed: ${summary.snapshot.skipped}\n`);
       process.exitCode = code;
     } finally {
       await store.close();
@@ -252,6 +259,10 @@ export function registerRun(program: Command): void {
     )
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
     .option(
+      "--no-snapshot",
+      "neither use the latest dataset snapshot to settle unchanged partitions nor commit one at the end (docs/snapshots.md)",
+    )
+    .option(
       "--dry-run",
       "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)",
     )
@@ -291,4 +302,9 @@ export function registerRun(program: Command): void {
           true,
         ),
     );
+}
+
+/** Whether the run got as far as committing: a snapshot skipped for any other reason is worth a warning. */
+function finishedAll(s: BackfillSummary): boolean {
+  return !s.notStarted && s.counts.failed + s.counts.invalid === 0 && s.results.length === s.total;
 }

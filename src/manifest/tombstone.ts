@@ -23,6 +23,7 @@ export async function retireMissing(
         run_id: runId,
         reason: `region '${m.region}' is no longer in the task's complete region list`,
         logical_date: m.date,
+        at: new Date().toISOString(), // bookkeeping for --as-of, like promoted_at: never in a key or artifact
       },
     };
     try {

@@ -25,7 +25,8 @@ export interface Manifest {
   partition: { region: string; logical_date: string };
   current: ManifestEntry | null;
   history: ManifestEntry[];
-  retired: { run_id: string; reason: string; logical_date: string } | null;
+  /** `at`: when (wall clock, for --as-of); absent in tombstones written before it was recorded. */
+  retired: { run_id: string; reason: string; logical_date: string; at?: string } | null;
   /** gc's announcement that it is deleting these keys of the partition; absent or null otherwise (docs/gc.md). */
   gc?: Condemnation | null;
 }

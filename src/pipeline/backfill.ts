@@ -11,6 +11,8 @@ import { runnerFor } from "./runner.js";
 import { retireRegions, retirementBlocked } from "./retire.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
+import { commitSnapshot, provenCurrents } from "./snapshot.js";
+import type { CommitResult, KnownCurrent } from "./snapshot.js";
 
 export interface BackfillOptions {
   store: ObjectStore;
@@ -47,6 +49,11 @@ export interface BackfillOptions {
   workerProcesses?: boolean;
   taskRef?: TaskRef;
   storeUrl?: string;
+  /**
+   * Dataset snapshots (docs/snapshots.md), on unless false: a run settles partitions the latest snapshot proves
+   * unchanged without reading their manifests, and an unsharded run that finishes every partition commits one.
+   */
+  snapshots?: boolean;
 }
 
 export interface BackfillSummary {
@@ -58,6 +65,8 @@ export interface BackfillSummary {
   /** Partitions never started (a re-run picks them up), and why: `signal` aborted, or the store proved unusable. */
   notStarted: number;
   stopped?: "signal" | "store";
+  /** The snapshot this run committed, or why it committed none. */
+  snapshot?: CommitResult | { skipped: string };
 }
 
 /** Refreshes every region × logical date with bounded concurrency; validation runs on worker threads. */
@@ -99,7 +108,8 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
         .slice(0, window + 1),
     );
   };
-  const runner = runnerFor({ opts, artifactIndex, runId, concurrency, total: partitions.length });
+  const proven = opts.snapshots === false ? undefined : await provenCurrents(opts.store, opts.dataset);
+  const runner = runnerFor({ opts, artifactIndex, proven, runId, concurrency, total: partitions.length });
   // A region's dates run one after another (regions run side by side), so each partition's plausibility check
   // sees the same earlier versions whatever the concurrency or timing: the manifests a backfill writes do not
   // depend on scheduling.
@@ -137,6 +147,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
       ? await retireRegions(opts.store, opts.dataset, opts.task, new Set(partitions.map((p) => p.date)), runId)
       : [];
   const stopped = notStarted === 0 ? undefined : storeFailed ? "store" : "signal";
+  const snapshot = await commitAfter(opts, finished, results);
   return {
     total: partitions.length,
     counts,
@@ -144,5 +155,28 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     retired,
     notStarted,
     ...(stopped ? { stopped } : {}),
+    ...(snapshot ? { snapshot } : {}),
   };
+}
+
+/**
+ * The snapshot an unsharded run that finished every partition commits (a sharded one leaves it to finalize).
+ * A snapshot that cannot be committed fails no partition: the summary says why, and the next run tries again.
+ */
+async function commitAfter(
+  opts: BackfillOptions,
+  finished: boolean,
+  results: RefreshResult[],
+): Promise<BackfillSummary["snapshot"]> {
+  if (opts.snapshots === false) return undefined;
+  if (opts.shard) return { skipped: "a shard of a backfill: finalize commits the snapshot" };
+  if (!finished) return { skipped: "not every partition finished" };
+  const known = new Map<string, KnownCurrent>();
+  for (const r of results)
+    if (r?.manifest) known.set(r.manifest.key, { version: r.manifest.version, current: r.manifest.current });
+  try {
+    return await commitSnapshot(opts.store, opts.dataset, known);
+  } catch (error) {
+    return { skipped: error instanceof Error ? error.message : String(error) };
+  }
 }

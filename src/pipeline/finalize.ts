@@ -3,6 +3,8 @@ import type { BackfillOptions } from "./backfill.js";
 import { planBackfill } from "./dry-run.js";
 import type { PartitionPlan, PlanStatus } from "./dry-run.js";
 import { retireRegions, retirementBlocked } from "./retire.js";
+import { commitSnapshot } from "./snapshot.js";
+import type { CommitResult } from "./snapshot.js";
 
 /**
  * The fan-in step after the shards of a backfill (docs/scale-out.md). It checks that the plan is complete, every
@@ -28,6 +30,8 @@ export interface FinalizeSummary {
   retired: string[];
   /** Why no region was retired, when none could be. */
   retirement: "applied" | { skipped: string };
+  /** The snapshot committed once the plan is complete (docs/snapshots.md), or why none was. */
+  snapshot: CommitResult | { skipped: string };
 }
 
 export async function finalize(opts: FinalizeOptions): Promise<FinalizeSummary> {
@@ -38,6 +42,9 @@ export async function finalize(opts: FinalizeOptions): Promise<FinalizeSummary> 
     : retirementBlocked(opts.task, { regions: opts.regions });
   const dates = new Set(planned.plans.map((p) => p.partition.date));
   const retired = blocked ? [] : await retireRegions(opts.store, opts.dataset, opts.task, dates, randomUUID());
+  const snapshot = incomplete.length
+    ? { skipped: `${incomplete.length} planned partition(s) are not complete` }
+    : await commitSnapshot(opts.store, opts.dataset).catch((e: unknown) => ({ skipped: (e as Error).message }));
   return {
     dataset: opts.dataset,
     total: planned.total,
@@ -46,5 +53,6 @@ export async function finalize(opts: FinalizeOptions): Promise<FinalizeSummary> 
     incomplete,
     retired,
     retirement: blocked ? { skipped: blocked } : "applied",
+    snapshot,
   };
 }

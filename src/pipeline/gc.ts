@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { readPointer, readSnapshot } from "../manifest/snapshot.js";
 import { readManifest } from "../manifest/codec.js";
 import { clearCondemnation, condemn, condemning } from "../manifest/condemn.js";
 import { artifactKey, manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
@@ -161,6 +162,13 @@ async function references(store: ObjectStore, dataset: string): Promise<Map<stri
     const found = await readManifest(store, e.key);
     if (found) refs.set(e.key, referenced(found.manifest));
   }
+  // The latest snapshot's readers hold its artifacts even after the manifests move on (docs/snapshots.md).
+  const at = await readPointer(store, dataset);
+  if (at)
+    for (const p of (await readSnapshot(store, dataset, at.pointer.snapshot)).partitions) {
+      const mKey = manifestKey({ dataset, region: p.region, date: p.date });
+      refs.set(mKey, (refs.get(mKey) ?? new Set()).add(p.artifact));
+    }
   return refs;
 }
 

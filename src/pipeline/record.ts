@@ -5,6 +5,7 @@ import { redact } from "../store/secrets.js";
 import type { RefreshOptions } from "./refresh-types.js";
 import type { RunPlan } from "./run-plan.js";
 import type { Verified } from "./verify.js";
+import { warnHivePartitionColumns } from "./task.js";
 
 /** The manifest entry and the outbox event a verified artifact is published with (steps 6–7 of docs/protocol.md). */
 export function recordOf(
@@ -14,6 +15,7 @@ export function recordOf(
   runId: string,
 ): { entry: ManifestEntry; event: OutboxEvent } {
   const { store, task, partition } = opts;
+  warnHivePartitionColumns(task.name, facts.columns.map((c) => c.name));
   const entry: ManifestEntry = {
     key: plan.key,
     artifact: plan.aKey,

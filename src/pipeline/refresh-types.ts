@@ -7,6 +7,7 @@ import type { ArtifactIndex } from "./artifact-index.js";
 import type { ResolvedInput } from "./identity.js";
 import type { VersionsFile } from "./pins.js";
 import type { ManifestAtStart } from "./run-plan.js";
+import type { ProvenCurrent } from "./snapshot.js";
 import type { TaskDefinition } from "./task.js";
 import { GeorefreshError } from "../errors.js";
 
@@ -74,6 +75,8 @@ export interface RunContext {
    * so the run need not read it again; it is still the only version the promotion may replace.
    */
   start?: ManifestAtStart | null;
+  /** Manifests the latest snapshot and a listing prove unchanged, by manifest key (snapshot.ts: provenCurrents). */
+  proven?: ReadonlyMap<string, ProvenCurrent>;
 }
 
 export class RefreshError extends GeorefreshError {

@@ -60,12 +60,20 @@ async function settle(
   result: Result,
 ): Promise<RefreshResult | undefined> {
   const current = plan.start?.manifest.current;
-  if (current?.key !== plan.key) return undefined;
+  if (current?.key !== plan.key && !plan.proven) return undefined;
   if (!(await artifactExists(opts, run, plan.aKey))) {
     throw new RefreshError(
       `${opts.store.locate(plan.mKey)} points at ${opts.store.locate(plan.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`,
       "failed",
     );
+  }
+  if (!current) {
+    const { sha256, rows } = plan.proven as NonNullable<RunPlan["proven"]>;
+    return result("unchanged", `already current (by the latest snapshot): ${plan.aKey}`, {
+      key: plan.key,
+      sha256,
+      rows,
+    });
   }
   const manifest = { key: plan.mKey, version: (plan.start as ManifestAtStart).version, current };
   return result("unchanged", `already current: ${plan.aKey}`, {

@@ -12,6 +12,7 @@ import { resolveInput } from "./identity.js";
 import type { ResolvedInput } from "./identity.js";
 import { resolvePins } from "./pins.js";
 import type { RefreshOptions, RunContext } from "./refresh-types.js";
+import type { ProvenCurrent } from "./snapshot.js";
 
 export type ManifestAtStart = { manifest: Manifest; version: string };
 
@@ -25,8 +26,10 @@ export interface RunPlan {
   key: string;
   mKey: string;
   aKey: string;
-  /** The only manifest version this run may replace (undefined: there was none). */
+  /** The only manifest version this run may replace (undefined: there was none, or `proven` settles the run). */
   start: ManifestAtStart | undefined;
+  /** Set when a snapshot and a listing prove the manifest already names `key`: the run settles without a GET. */
+  proven?: ProvenCurrent;
 }
 
 export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promise<RunPlan> {
@@ -47,9 +50,12 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promi
     writer: { id: WRITER_ID, format: `geoparquet-${GEOPARQUET_VERSION}`, storageCrs: storage.id },
   });
   const mKey = manifestKey(partition);
+  const aKey = artifactKey(partition, key);
+  const proven = run.proven?.get(mKey);
+  if (proven?.key === key) return { storage, params, pins, inputs, key, mKey, aKey, start: undefined, proven };
   // The manifest version captured here (or by the dispatcher, moments ago) is the only one this run may replace.
   const start = run.start !== undefined ? (run.start ?? undefined) : await readManifest(store, mKey);
-  return { storage, params, pins, inputs, key, mKey, aKey: artifactKey(partition, key), start };
+  return { storage, params, pins, inputs, key, mKey, aKey, start };
 }
 
 async function resolveInputs(

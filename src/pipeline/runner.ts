@@ -6,7 +6,7 @@ import type { BackfillOptions } from "./backfill.js";
 import type { ResolvedInput } from "./identity.js";
 import type { PartitionJob } from "./partition-worker.js";
 import { quickCheck, refreshPartition } from "./refresh.js";
-import type { RefreshResult } from "./refresh.js";
+import type { RefreshResult, RunContext } from "./refresh.js";
 import type { Partition } from "./task.js";
 import type { TaskRef } from "./task-ref.js";
 
@@ -26,6 +26,7 @@ export interface PartitionRunner {
 interface RunnerContext {
   opts: BackfillOptions;
   artifactIndex: ArtifactIndex | undefined;
+  proven: RunContext["proven"];
   runId: string;
   /** Partitions in flight at most. */
   concurrency: number;
@@ -45,7 +46,7 @@ export function runnerFor(ctx: RunnerContext): PartitionRunner {
 }
 
 /** Everything on this thread, with geometry validation on `threads` worker threads. */
-function inlineRunner({ opts, artifactIndex }: RunnerContext): PartitionRunner {
+function inlineRunner({ opts, artifactIndex, proven }: RunnerContext): PartitionRunner {
   const validator = new GeometryValidator({ threads: opts.threads });
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   return {
@@ -60,7 +61,7 @@ function inlineRunner({ opts, artifactIndex }: RunnerContext): PartitionRunner {
           validator,
           overridePlausibility: opts.overridePlausibility,
         },
-        { inputCache, artifactIndex, knownManifests: known },
+        { inputCache, artifactIndex, proven, knownManifests: known },
       ),
     close: () => validator.close(),
   };
@@ -70,7 +71,7 @@ function inlineRunner({ opts, artifactIndex }: RunnerContext): PartitionRunner {
  * Settled partitions on this thread (a manifest GET and an existence check); real work on a lazily started pool
  * of workers, which load the task and open the store for themselves.
  */
-function poolRunner({ opts, artifactIndex, runId, concurrency, total }: RunnerContext): PartitionRunner {
+function poolRunner({ opts, artifactIndex, proven, runId, concurrency, total }: RunnerContext): PartitionRunner {
   const workers = Math.min(opts.workers as number, total);
   const base = {
     taskRef: opts.taskRef as TaskRef,
@@ -85,7 +86,7 @@ function poolRunner({ opts, artifactIndex, runId, concurrency, total }: RunnerCo
     async refresh(partition, known) {
       const quick = await quickCheck(
         { store: opts.store, task: opts.task, partition, versions: opts.versions, params: opts.params },
-        { inputCache, artifactIndex },
+        { inputCache, artifactIndex, proven },
       );
       if (quick.settled) return quick.settled;
       pool ??= new WorkerPool(

@@ -69,5 +69,28 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
   if (typeof task.compute !== "function") problems.push("compute must be a function");
   if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
   if (problems.length) throw new Error(`task ${task.name}: ${problems.join("; ")}`);
+  if (task.columns) warnHivePartitionColumns(task.name, task.columns.map((c) => c.name));
   return task;
+}
+
+/** The Hive partition keys of our artifact paths (manifest/layout.ts: region=…/date=…). */
+export const HIVE_PARTITION_KEYS = ["region", "date"] as const;
+const warned = new Set<string>();
+
+/**
+ * A column named like a path's Hive partition key is silently replaced by the path's value in DuckDB (and other
+ * Hive-aware readers) whenever they read the artifacts with hive partitioning on: the file's own values are lost
+ * (docs/snapshots.md). Warns once per task and column, at definition when columns are declared, else at the
+ * first artifact that has them.
+ */
+export function warnHivePartitionColumns(task: string, columns: readonly string[]): void {
+  for (const name of columns) {
+    const key = HIVE_PARTITION_KEYS.find((k) => k === name.toLowerCase());
+    if (!key || warned.has(`${task}/${key}`)) continue;
+    warned.add(`${task}/${key}`);
+    process.emitWarning(
+      `task ${task} emits a column named "${name}", which is also a Hive partition key in its artifact paths (${key}=…): DuckDB's read_parquet with hive_partitioning replaces the column's values with the path's. Rename the column (e.g. "${name}_value")`,
+      { code: "GEOREFRESH_HIVE_COLUMN" },
+    );
+  }
 }

@@ -22,7 +22,7 @@ export function pointsTask(
     idColumn: "id",
     columns: [
       { name: "id", type: "int32" },
-      { name: "region", type: "string" },
+      { name: "side", type: "string" },
       { name: "size", type: "string" },
     ],
     plausibility: { rowTolerance: 0.3 },
@@ -46,7 +46,7 @@ export function pointsTask(
               ],
             ],
           },
-          properties: { id, region: ctx.partition.region, size: ctx.pins.square_size ?? null },
+          properties: { id, side: ctx.partition.region, size: ctx.pins.square_size ?? null },
         }));
     },
   });

@@ -149,7 +149,7 @@ describe("finalize", () => {
 
     const ok = await runCli(args);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toBe("f: 12 partitions complete; retired 0\n");
+    expect(ok.stdout).toMatch(/^f: 12 partitions complete; retired 0; snapshot [0-9a-f]{16}\n$/);
 
     const m = (await readManifest(store, "manifests/f/region=north/date=2026-01-03.json"))?.manifest;
     const artifact = artifactKey({ dataset: "f", region: "north", date: "2026-01-03" }, m?.current?.key as string);
@@ -184,6 +184,6 @@ describe("finalize", () => {
       join(dir, "config.json"),
     ]);
     expect(trailing.code, trailing.stderr).toBe(0);
-    expect(trailing.stdout).toBe("f: 4 partitions complete; no retirement: --regions names a subset\n");
+    expect(trailing.stdout).toMatch(/^f: 4 partitions complete; no retirement: --regions names a subset; snapshot [0-9a-f]{16}\n$/);
   }, 120_000);
 });

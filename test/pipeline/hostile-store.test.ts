@@ -166,7 +166,7 @@ describe("a store damaged by hand", () => {
     ] as [string[], number][]) {
       const r = await cli(args);
       expect(r.stderr + r.stdout, args.join(" ")).toMatch(tampered);
-      expect(r.stdout, args.join(" ")).not.toMatch(/"region":\s*"south"/); // no south county served as north
+      expect(r.stdout, args.join(" ")).not.toMatch(/"side":\s*"south"/); // no south county served as north
       expect(r.code, args.join(" ")).toBe(code);
     }
     const urls = await cli(["urls", "pts"]);

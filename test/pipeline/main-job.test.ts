@@ -29,10 +29,11 @@ describe("main job", () => {
     const first = await runCli(args);
     expect(first.stderr).not.toMatch(/failed|invalid/);
     expect(first.code).toBe(0);
-    expect(first.stdout).toBe("us-counties: 6 partitions: 6 promoted\n");
+    expect(first.stdout).toMatch(/^us-counties: 6 partitions: 6 promoted; snapshot [0-9a-f]{16}\n$/);
     const before = await snapshot(new FsStore(dir));
     const again = await runCli(args);
-    expect(again.stdout).toBe("us-counties: 6 partitions: 6 unchanged\n");
+    const id = /snapshot ([0-9a-f]{16})/.exec(first.stdout)?.[1];
+    expect(again.stdout).toBe(`us-counties: 6 partitions: 6 unchanged; snapshot ${id}\n`);
     expect(await snapshot(new FsStore(dir))).toEqual(before);
 
     const urls = await runCli(["urls", "us-counties", "--latest", "--store", dir, "--json"]);

@@ -1,0 +1,147 @@
+import { bboxToLonLat } from "../geo/bbox.js";
+import { readManifest } from "../manifest/codec.js";
+import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
+import type { Manifest, ManifestEntry } from "../manifest/types.js";
+import {
+  encodePointer,
+  encodeSnapshot,
+  pointerKey,
+  readPointer,
+  readSnapshot,
+  snapshotKey,
+  SnapshotError,
+} from "../manifest/snapshot.js";
+import type { Snapshot, SnapshotPartition } from "../manifest/snapshot.js";
+import { AlreadyExistsError, PreconditionFailedError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+import { mapBounded } from "./bounded.js";
+
+/** A manifest's current entry and the version it was read at, as a run already holds it. */
+export type KnownCurrent = { version: string; current: ManifestEntry | null; retired?: boolean };
+
+export interface CommitResult {
+  id: string;
+  partitions: number;
+  /** False when the pointer already named this very snapshot: nothing was written. */
+  moved: boolean;
+}
+
+const ATTEMPTS = 8;
+
+/**
+ * Commits a snapshot of every current, unretired partition of the dataset and moves the latest pointer to it
+ * by conditional write (docs/snapshots.md). The snapshot is written create-if-absent under its content id, so
+ * committers never overwrite one another's; the pointer moves If-Match on the version this committer read, so
+ * two committers cannot interleave: the one that loses re-reads the manifests and tries again.
+ * `known`: manifests the caller holds at a version (a backfill's results), by manifest key; a listing that shows
+ * the same version spares their GET, as does the previous snapshot's record of an unchanged manifest.
+ */
+export async function commitSnapshot(
+  store: ObjectStore,
+  dataset: string,
+  known: ReadonlyMap<string, KnownCurrent> = new Map(),
+): Promise<CommitResult> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const at = await readPointer(store, dataset);
+    const previous = at ? await readSnapshot(store, dataset, at.pointer.snapshot).catch(() => undefined) : undefined;
+    const records = await currentRecords(store, dataset, previous, known);
+    const { id, bytes } = encodeSnapshot(dataset, records);
+    if (at?.pointer.snapshot === id) return { id, partitions: records.length, moved: false };
+    try {
+      await store.put(snapshotKey(dataset, id), bytes, { mode: "create", contentType: "application/json" });
+    } catch (error) {
+      if (!(error instanceof AlreadyExistsError)) throw error; // the same state committed before: same bytes
+    }
+    try {
+      await store.put(pointerKey(dataset), encodePointer(dataset, id, records.length), {
+        mode: at ? { update: at.version } : "create",
+        contentType: "application/json",
+      });
+      return { id, partitions: records.length, moved: true };
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError || error instanceof AlreadyExistsError)) throw error;
+      // Another committer moved the pointer since we read it: our view may be older than theirs. Look again.
+    }
+  }
+  throw new SnapshotError(
+    `${store.locate(pointerKey(dataset))} kept moving under ${ATTEMPTS} attempts to commit a snapshot of ${dataset}; another committer is busy, so the latest snapshot is theirs`,
+  );
+}
+
+/** One record per current, unretired manifest; GETs only the manifests no listed version vouches for. */
+async function currentRecords(
+  store: ObjectStore,
+  dataset: string,
+  previous: Snapshot | undefined,
+  known: ReadonlyMap<string, KnownCurrent>,
+): Promise<SnapshotPartition[]> {
+  const before = new Map((previous?.partitions ?? []).map((p) => [`${p.region}/${p.date}`, p]));
+  const listed: { key: string; version?: string }[] = [];
+  for await (const e of store.list(manifestPrefix(dataset)))
+    if (partitionOfManifestKey(e.key)) listed.push({ key: e.key, version: e.version });
+  const records = await mapBounded(listed, 16, async ({ key, version }) => {
+    const p = partitionOfManifestKey(key) as { region: string; date: string };
+    const old = before.get(`${p.region}/${p.date}`);
+    if (version !== undefined && old?.manifest_version === version) return old;
+    const held = known.get(key);
+    if (version !== undefined && held?.version === version)
+      return held.current && !held.retired ? recordOf(p, version, held.current) : undefined;
+    const found = await readManifest(store, key);
+    return found ? recordOfManifest(found.manifest, found.version) : undefined;
+  });
+  return records.filter((r): r is SnapshotPartition => r !== undefined);
+}
+
+function recordOfManifest(m: Manifest, version: string): SnapshotPartition | undefined {
+  if (!m.current || m.retired) return undefined;
+  return recordOf({ region: m.partition.region, date: m.partition.logical_date }, version, m.current);
+}
+
+export function recordOf(p: { region: string; date: string }, version: string, e: ManifestEntry): SnapshotPartition {
+  return {
+    region: p.region,
+    date: p.date,
+    manifest_version: version,
+    key: e.key,
+    artifact: e.artifact,
+    sha256: e.sha256,
+    bytes: e.bytes,
+    rows: e.rows,
+    bbox: e.bbox,
+    bbox_lonlat: e.bbox ? bboxToLonLat(e.bbox, e.crs) : null,
+    crs: e.crs,
+  };
+}
+
+/** What a no-op re-run may settle without reading a manifest: its current key, proven by its listed version. */
+export interface ProvenCurrent {
+  version: string;
+  key: string;
+  sha256: string;
+  rows: number;
+}
+
+/**
+ * Manifests the latest snapshot proves unchanged: one GET of the pointer, one of the snapshot, and one LIST of
+ * the manifests, whose versions (S3 ETags) must equal the snapshot's. Any manifest whose version differs, or that
+ * the snapshot lacks, is absent from the answer and read as on any run, so a stale snapshot costs only speed.
+ * Undefined where listings carry no versions (the filesystem) or there is no usable snapshot.
+ */
+export async function provenCurrents(
+  store: ObjectStore,
+  dataset: string,
+): Promise<Map<string, ProvenCurrent> | undefined> {
+  if (!store.prefersListing) return undefined;
+  const at = await readPointer(store, dataset).catch(() => undefined);
+  if (!at) return undefined;
+  const snapshot = await readSnapshot(store, dataset, at.pointer.snapshot).catch(() => undefined);
+  if (!snapshot) return undefined;
+  const byKey = new Map(snapshot.partitions.map((p) => [manifestKey({ dataset, region: p.region, date: p.date }), p]));
+  const proven = new Map<string, ProvenCurrent>();
+  for await (const e of store.list(manifestPrefix(dataset))) {
+    const p = byKey.get(e.key);
+    if (p && e.version !== undefined && e.version === p.manifest_version)
+      proven.set(e.key, { version: e.version, key: p.key, sha256: p.sha256, rows: p.rows });
+  }
+  return proven;
+}
