@@ -12,7 +12,7 @@ import { retireRegions, retirementBlocked } from "./retire.js";
 import type { Outcome, RefreshResult } from "./refresh.js";
 import type { Partition, TaskDefinition } from "./task.js";
 import { commitSnapshot, provenCurrents } from "./snapshot.js";
-import type { CommitResult, KnownCurrent } from "./snapshot.js";
+import type { CommitResult, KnownCurrent, Proof } from "./snapshot.js";
 
 export interface BackfillOptions {
   store: ObjectStore;
@@ -108,8 +108,15 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
         .slice(0, window + 1),
     );
   };
-  const proven = opts.snapshots === false ? undefined : await provenCurrents(opts.store, opts.dataset);
-  const runner = runnerFor({ opts, artifactIndex, proven, runId, concurrency, total: partitions.length });
+  const proof = opts.snapshots === false ? undefined : await provenCurrents(opts.store, opts.dataset);
+  const runner = runnerFor({
+    opts,
+    artifactIndex,
+    proven: proof?.proven,
+    runId,
+    concurrency,
+    total: partitions.length,
+  });
   // A region's dates run one after another (regions run side by side), so each partition's plausibility check
   // sees the same earlier versions whatever the concurrency or timing: the manifests a backfill writes do not
   // depend on scheduling.
@@ -147,7 +154,7 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
       ? await retireRegions(opts.store, opts.dataset, opts.task, new Set(partitions.map((p) => p.date)), runId)
       : [];
   const stopped = notStarted === 0 ? undefined : storeFailed ? "store" : "signal";
-  const snapshot = await commitAfter(opts, finished, results);
+  const snapshot = await commitAfter(opts, finished, results, proof, retired);
   return {
     total: partitions.length,
     counts,
@@ -167,10 +174,15 @@ async function commitAfter(
   opts: BackfillOptions,
   finished: boolean,
   results: RefreshResult[],
+  proof: Proof | undefined,
+  retired: string[],
 ): Promise<BackfillSummary["snapshot"]> {
   if (opts.snapshots === false) return undefined;
   if (opts.shard) return { skipped: "a shard of a backfill: finalize commits the snapshot" };
   if (!finished) return { skipped: "not every partition finished" };
+  // The run found the dataset exactly as the latest snapshot has it and changed nothing: that is the snapshot.
+  if (proof?.exact && results.every((r) => r.outcome === "unchanged") && !retired.length)
+    return { id: proof.id, partitions: proof.proven.size, moved: false };
   const known = new Map<string, KnownCurrent>();
   for (const r of results)
     if (r?.manifest) known.set(r.manifest.key, { version: r.manifest.version, current: r.manifest.current });

@@ -15,7 +15,10 @@ export function recordOf(
   runId: string,
 ): { entry: ManifestEntry; event: OutboxEvent } {
   const { store, task, partition } = opts;
-  warnHivePartitionColumns(task.name, facts.columns.map((c) => c.name));
+  warnHivePartitionColumns(
+    task.name,
+    facts.columns.map((c) => c.name),
+  );
   const entry: ManifestEntry = {
     key: plan.key,
     artifact: plan.aKey,

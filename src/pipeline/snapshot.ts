@@ -127,10 +127,7 @@ export interface ProvenCurrent {
  * the snapshot lacks, is absent from the answer and read as on any run, so a stale snapshot costs only speed.
  * Undefined where listings carry no versions (the filesystem) or there is no usable snapshot.
  */
-export async function provenCurrents(
-  store: ObjectStore,
-  dataset: string,
-): Promise<Map<string, ProvenCurrent> | undefined> {
+export async function provenCurrents(store: ObjectStore, dataset: string): Promise<Proof | undefined> {
   if (!store.prefersListing) return undefined;
   const at = await readPointer(store, dataset).catch(() => undefined);
   if (!at) return undefined;
@@ -138,10 +135,23 @@ export async function provenCurrents(
   if (!snapshot) return undefined;
   const byKey = new Map(snapshot.partitions.map((p) => [manifestKey({ dataset, region: p.region, date: p.date }), p]));
   const proven = new Map<string, ProvenCurrent>();
+  let listed = 0;
   for await (const e of store.list(manifestPrefix(dataset))) {
+    if (!partitionOfManifestKey(e.key)) continue;
+    listed++;
     const p = byKey.get(e.key);
     if (p && e.version !== undefined && e.version === p.manifest_version)
       proven.set(e.key, { version: e.version, key: p.key, sha256: p.sha256, rows: p.rows });
   }
-  return proven;
+  const exact = listed === proven.size && proven.size === snapshot.partitions.length;
+  return { id: at.pointer.snapshot, proven, exact };
+}
+
+export interface Proof {
+  /** The snapshot the proof rests on. */
+  id: string;
+  /** By manifest key. */
+  proven: Map<string, ProvenCurrent>;
+  /** Every listed manifest is one the snapshot records, unchanged: the snapshot is exactly the dataset now. */
+  exact: boolean;
 }

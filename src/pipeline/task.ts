@@ -69,7 +69,11 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
   if (typeof task.compute !== "function") problems.push("compute must be a function");
   if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
   if (problems.length) throw new Error(`task ${task.name}: ${problems.join("; ")}`);
-  if (task.columns) warnHivePartitionColumns(task.name, task.columns.map((c) => c.name));
+  if (task.columns)
+    warnHivePartitionColumns(
+      task.name,
+      task.columns.map((c) => c.name),
+    );
   return task;
 }
 

@@ -184,6 +184,8 @@ describe("finalize", () => {
       join(dir, "config.json"),
     ]);
     expect(trailing.code, trailing.stderr).toBe(0);
-    expect(trailing.stdout).toMatch(/^f: 4 partitions complete; no retirement: --regions names a subset; snapshot [0-9a-f]{16}\n$/);
+    expect(trailing.stdout).toMatch(
+      /^f: 4 partitions complete; no retirement: --regions names a subset; snapshot [0-9a-f]{16}\n$/,
+    );
   }, 120_000);
 });
