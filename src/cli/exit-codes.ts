@@ -38,6 +38,10 @@ const BY_CODE: Record<string, number> = {
   Read: EXIT.failed,
   Manifest: EXIT.failed,
   TamperedManifest: EXIT.failed,
+  HistoryTooShort: EXIT.failed,
+  Snapshot: EXIT.failed,
+  Stac: EXIT.failed,
+  Report: EXIT.failed,
 };
 
 export function exitCodeOf(error: unknown): number {

@@ -58,8 +58,13 @@ function gatherBytes(
 }
 
 /** A builder takes arrays, not the Vectors that `get` returns for list values. */
+/** A row value as plain JS, all the way down: a struct's fields may hold lists (Vectors) a builder cannot take. */
 function plain(value: unknown): unknown {
-  return value instanceof Vector ? [...value].map(plain) : value;
+  if (value instanceof Vector) return [...value].map(plain);
+  const row = value as { toJSON?: () => Record<string, unknown> } | null;
+  if (row && typeof row === "object" && !(row instanceof Date) && !ArrayBuffer.isView(row) && row.toJSON)
+    return Object.fromEntries(Object.entries(row.toJSON()).map(([k, v]) => [k, plain(v)]));
+  return value;
 }
 
 /**

@@ -11,13 +11,24 @@ import { GeorefreshError } from "../errors.js";
 /**
  * georefresh.config.json:
  * { "store": "./data", "versions": "./versions.json",
- *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…} } }
+ *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…},
+ *                 "catalog": { "license": "CC-BY-4.0", "title": "…", "description": "…" } } }
  */
 export interface Config {
   path: string;
   store: string;
   versions: VersionsFile;
-  datasets: Record<string, { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown> }>;
+  datasets: Record<
+    string,
+    { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown>; catalog: CatalogConfig }
+  >;
+}
+
+/** What the STAC Collection says of a dataset (docs/stac.md); license defaults to "other". */
+export interface CatalogConfig {
+  license?: string;
+  title?: string;
+  description?: string;
 }
 
 export class ConfigError extends GeorefreshError {}
@@ -68,7 +79,13 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
   for (const [name, raw] of Object.entries(
     doc.datasets as Record<
       string,
-      { task?: string; module?: string; export?: string; params?: Record<string, unknown> }
+      {
+        task?: string;
+        module?: string;
+        export?: string;
+        params?: Record<string, unknown>;
+        catalog?: CatalogConfig;
+      }
     >,
   )) {
     let ref: TaskRef;
@@ -87,8 +104,26 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
     } catch (error) {
       throw new ConfigError(`${full}: dataset '${name}': ${(error as Error).message}`);
     }
-    datasets[name] = { task, ref, params: raw.params ?? {} };
+    datasets[name] = {
+      task,
+      ref,
+      params: raw.params ?? {},
+      catalog: catalogOf(raw.catalog, `${full}: dataset '${name}'`),
+    };
   }
   const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
   return { path: full, store: storeUrl, versions, datasets };
+}
+
+function catalogOf(raw: unknown, where: string): CatalogConfig {
+  if (raw === undefined) return {};
+  if (typeof raw !== "object" || raw === null) throw new ConfigError(`${where}: "catalog" must be an object`);
+  const out: CatalogConfig = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (!["license", "title", "description"].includes(k))
+      throw new ConfigError(`${where}: "catalog" has an unknown field "${k}" (license, title, description)`);
+    if (typeof v !== "string" || !v) throw new ConfigError(`${where}: "catalog.${k}" must be a non-empty string`);
+    out[k as keyof CatalogConfig] = v;
+  }
+  return out;
 }

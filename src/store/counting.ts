@@ -1,5 +1,5 @@
-import { hasMultipartUploads } from "./types.js";
-import type { GetOptions, ListOptions, MultipartUploads, ObjectStore, PutOptions } from "./types.js";
+import { hasMultipartUploads, predictsVersions } from "./types.js";
+import type { GetOptions, ListOptions, MultipartUploads, ObjectStore, PredictsVersions, PutOptions } from "./types.js";
 
 export type StoreCall = "head" | "exists" | "get" | "put" | "delete" | "list";
 
@@ -24,6 +24,8 @@ export class CountingStore implements ObjectStore {
         return inner.abortUpload(key, uploadId);
       };
     }
+    // A prediction is no request: not counted.
+    if (predictsVersions(inner)) (this as unknown as PredictsVersions).versionFor = (body) => inner.versionFor(body);
   }
 
   get url(): string {

@@ -62,6 +62,11 @@ export class FsStore implements ObjectStore {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
   }
 
+  /** The version a put of these bytes gets: their sha256 (PredictsVersions). */
+  versionFor(body: Uint8Array): string {
+    return sha256Hex(body);
+  }
+
   locate(key: string): string {
     return this.pathOf(key);
   }

@@ -36,6 +36,11 @@ export class MemoryStore implements ObjectStore {
     this.objects = objects;
   }
 
+  /** The version a put of these bytes gets: their sha256 (PredictsVersions). */
+  versionFor(body: Uint8Array): string {
+    return sha256Hex(body);
+  }
+
   locate(key: string): string {
     return `${this.url}/${validateKey(key)}`;
   }

@@ -97,3 +97,16 @@ export function hasMultipartUploads(store: ObjectStore): store is ObjectStore & 
   const s = store as Partial<MultipartUploads>;
   return typeof s.staleUploads === "function" && typeof s.abortUpload === "function";
 }
+
+/**
+ * A store that knows, without a request, the version one put of these bytes is given (fs and memory: their
+ * sha256; S3: the MD5 ETag of a single-part PUT without SSE-KMS), so a writer of derived files (the STAC catalog)
+ * can skip a put that would change nothing. A wrong prediction only costs the put. A capability, not a class.
+ */
+export interface PredictsVersions {
+  versionFor(body: Uint8Array): string;
+}
+
+export function predictsVersions(store: ObjectStore): store is ObjectStore & PredictsVersions {
+  return typeof (store as Partial<PredictsVersions>).versionFor === "function";
+}

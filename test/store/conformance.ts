@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError } from "../../src/store/errors.js";
+import { predictsVersions } from "../../src/store/types.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { ProcessPool } from "../helpers/race.js";
 import { incrementCounter, raceCreates } from "../helpers/race-ops.js";
@@ -110,6 +111,17 @@ export function describeStoreConformance(backend: Backend): void {
     });
 
     describe("put modes", () => {
+      it("predicts the version a put gives, where it claims to (PredictsVersions): same in put, head and list", async () => {
+        expect(predictsVersions(store)).toBe(true); // every backend here can; a new one must say why not
+        if (!predictsVersions(store)) return;
+        const body = enc("predict me");
+        const { version } = await store.put("modes/predict", body);
+        expect(store.versionFor(body)).toBe(version);
+        expect((await store.head("modes/predict")).version).toBe(version);
+        expect(store.versionFor(enc("other bytes"))).not.toBe(version);
+        for await (const e of store.list("modes/predict")) if (e.version !== undefined) expect(e.version).toBe(version);
+      });
+
       it("create succeeds when absent and is refused when present, leaving the bytes alone", async () => {
         await store.put("modes/c", enc("first"), { mode: "create" });
         expect(await codeOf(store.put("modes/c", enc("second"), { mode: "create" }))).toBe("AlreadyExists");

@@ -1,0 +1,134 @@
+import { pathToFileURL } from "node:url";
+import { GeorefreshError } from "../../errors.js";
+import { predictsVersions } from "../../store/types.js";
+import type { ObjectStore } from "../../store/types.js";
+import { mapBounded } from "../bounded.js";
+import { Dataset } from "../reader.js";
+import { collectionOf } from "./collection.js";
+import { itemOf } from "./item.js";
+import type { StacItem } from "./item.js";
+import { itemsParquet } from "./items-parquet.js";
+import { collectionKey, itemKey, itemsParquetKey, stacPrefix, versionItemKey } from "./layout.js";
+import type { CatalogOptions } from "./layout.js";
+
+export class StacError extends GeorefreshError {}
+
+export interface StacOptions {
+  cadence: "daily" | "monthly";
+  license?: string;
+  title?: string;
+  description?: string;
+}
+
+export interface StacSummary {
+  /** Where the Collection is: what a STAC browser opens. */
+  collection: string;
+  items: number;
+  versions: number;
+  written: number;
+  unchanged: number;
+  deleted: number;
+}
+
+/**
+ * Writes the dataset's static STAC catalog under stac/<dataset>/ from its manifests (docs/stac.md): one Item per
+ * current partition, one per earlier version still in history, the Collection, and items.parquet. Every object
+ * is compared before it is written, so a re-run with nothing changed writes nothing, and a new promotion rewrites
+ * only its Items, items.parquet and the Collection. Objects of partitions no longer current are deleted last.
+ */
+export async function writeStac(store: ObjectStore, dataset: string, opts: StacOptions): Promise<StacSummary> {
+  const catalog: CatalogOptions = {
+    cadence: opts.cadence,
+    license: opts.license ?? "other",
+    title: opts.title,
+    description: opts.description,
+    collectionKey: collectionKey(dataset),
+    locate: (key) => absoluteUrl(store.locate(key)),
+  };
+  const { current, versions } = await itemsOf(store, dataset, catalog);
+  const itemKeys = current.map(([k]) => k);
+  const parquet = await itemsParquet(
+    current.map(([, i]) => i),
+    (key) => store.locate(key),
+  );
+  const collection = collectionOf(
+    dataset,
+    current.map(([, i]) => i),
+    itemKeys,
+    catalog,
+  );
+  // Items first, the Collection last: a reader never follows a link to an Item not yet written.
+  const stages: [string, Uint8Array][][] = [
+    [...current, ...versions].map(([k, i]) => [k, json(i)]),
+    [[itemsParquetKey(dataset), parquet]],
+    [[collectionKey(dataset), json(collection)]],
+  ];
+  const existing = new Map<string, string | undefined>();
+  for await (const e of store.list(stacPrefix(dataset))) existing.set(e.key, e.version);
+  let written = 0;
+  let unchanged = 0;
+  for (const stage of stages)
+    await mapBounded(stage, 16, async ([key, bytes]) => {
+      if (await same(store, key, bytes, existing)) unchanged++;
+      else {
+        await store.put(key, bytes, { contentType: key.endsWith(".json") ? "application/json" : undefined });
+        written++;
+      }
+    });
+  const wanted = new Set(stages.flat().map(([k]) => k));
+  const stale = [...existing.keys()].filter((k) => !wanted.has(k));
+  await mapBounded(stale, 16, (k) => store.delete(k));
+  return {
+    collection: store.locate(collectionKey(dataset)),
+    items: current.length,
+    versions: versions.length,
+    written,
+    unchanged,
+    deleted: stale.length,
+  };
+}
+
+async function itemsOf(
+  store: ObjectStore,
+  dataset: string,
+  catalog: CatalogOptions,
+): Promise<{ current: [string, StacItem][]; versions: [string, StacItem][] }> {
+  const scanned = await new Dataset(store, dataset).scan();
+  if (scanned.problems[0])
+    throw new StacError(
+      `refusing to write a catalog that would leave out ${scanned.problems.length} partition(s): ${scanned.problems[0].message}`,
+    );
+  const current: [string, StacItem][] = [];
+  const versions: [string, StacItem][] = [];
+  for (const { manifest: m } of scanned.partitions) {
+    if (!m.current || m.retired) continue;
+    const p = { dataset, region: m.partition.region, date: m.partition.logical_date };
+    current.push([itemKey(p), itemOf(m, m.current, m.history[0], catalog)]);
+    m.history.forEach((h, i) => versions.push([versionItemKey(p, h.key), itemOf(m, h, m.history[i + 1], catalog)]));
+  }
+  return { current, versions };
+}
+
+/** Whether the stored object already has these bytes: by the listing's version where the store can predict it. */
+async function same(
+  store: ObjectStore,
+  key: string,
+  bytes: Uint8Array,
+  existing: Map<string, string | undefined>,
+): Promise<boolean> {
+  if (!existing.has(key) || !predictsVersions(store)) return false;
+  const version =
+    existing.get(key) ??
+    (await store.head(key).then(
+      (m) => m.version,
+      () => undefined,
+    ));
+  return version === store.versionFor(bytes);
+}
+
+const json = (doc: unknown) => new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
+
+/** A self link must be an absolute URL: a filesystem path becomes a file:// URL. */
+function absoluteUrl(location: string): string {
+  return location.startsWith("/") ? pathToFileURL(location).href : location;
+}
