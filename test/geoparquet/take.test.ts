@@ -9,11 +9,13 @@ import {
   Int64,
   List,
   Field,
+  Struct,
   TimestampMillisecond,
   Utf8,
   vectorFromArray,
 } from "apache-arrow";
-import type { DataType, Vector } from "apache-arrow";
+import { Vector } from "apache-arrow";
+import type { DataType } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { binaryColumn, compactChunks } from "../../src/geoparquet/columns.js";
 import { take } from "../../src/geoparquet/take.js";
@@ -32,17 +34,24 @@ const columns: [string, DataType, (i: number) => unknown][] = [
   ["date", new DateDay(), (i) => new Date(Date.UTC(2026, 0, 1 + i))],
   ["timestamp", new TimestampMillisecond(), (i) => Date.UTC(2026, 0, 1, 0, 0, i)],
   ["list (builder path)", new List(new Field("item", new Int32(), true)), (i) => [i, i + 1]],
+  [
+    "struct holding a list (builder path)",
+    new Struct([new Field("roles", new List(new Field("item", new Utf8(), false)), false)]),
+    (i) => ({ roles: Array.from({ length: i % 3 }, (_, k) => `r${i}-${k}`) }),
+  ],
 ];
 
 /** A permutation with repeats and the rows of a sliced vector (non-zero offset) and of a two-chunk vector. */
 const order = Uint32Array.from({ length: N - 20 }, (_, i) => (i * 37 + 11) % (N - 20));
 
 const plain = (v: unknown): unknown =>
-  v && typeof v === "object" && "toArray" in v
-    ? [...(v as { toArray(): Iterable<unknown> }).toArray()]
+  v instanceof Vector
+    ? [...v].map(plain)
     : v instanceof Uint8Array
       ? [...v]
-      : v;
+      : v && typeof v === "object" && !(v instanceof Date) && typeof (v as { toJSON?: unknown }).toJSON === "function"
+        ? Object.fromEntries(Object.entries((v as { toJSON(): object }).toJSON()).map(([k, x]) => [k, plain(x)]))
+        : v;
 
 describe("take", () => {
   for (const [name, type, value] of columns) {
