@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Debian packages the test suite uses besides npm's: PROJ through pyproj, the independent judge of the
-# PROJJSON we write. (Ceph RGW is installed by scripts/s3-server.sh.) Idempotent; needs root to install.
+# Debian packages the test suite uses besides npm's: PROJ through pyproj, the independent judge of the PROJJSON
+# we write; chromium, the real browser the report is rendered in (playwright-core drives it; no browser is
+# downloaded). (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
+# to install.
 set -euo pipefail
-if /usr/bin/python3 -c "import pyproj" 2>/dev/null; then exit 0; fi
+missing=()
+/usr/bin/python3 -c "import pyproj" 2>/dev/null || missing+=(python3-pyproj)
+[ -x "${GEOREFRESH_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then
-  echo "test-deps: python3-pyproj is missing; as root run: apt-get install --no-install-recommends python3-pyproj" >&2
+  echo "test-deps: missing ${missing[*]}; as root run: apt-get install --no-install-recommends ${missing[*]}" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
-apt-get install -y -qq --no-install-recommends python3-pyproj >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 /usr/bin/python3 -c "import pyproj"
+"${GEOREFRESH_CHROMIUM:-/usr/bin/chromium}" --version >/dev/null

@@ -1,0 +1,83 @@
+import type { CellState, ReportModel } from "./model.js";
+import { esc, mapSvg, sparkline } from "./svg.js";
+
+/** The state colours (shared by the legend, the cells and the tests). */
+export const STATE_COLOURS: Record<CellState, string> = {
+  current: "#2e7d32",
+  overridden: "#f9a825",
+  retired: "#9e9e9e",
+  "never-built": "#eceff1",
+};
+
+const CSS = `
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328;background:#fff}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
+.sub{color:#57606a;margin:0 0 16px}
+.legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px;border:1px solid #d0d7de}
+.grid{display:grid;gap:1px;align-items:center;overflow-x:auto;padding-bottom:4px}
+.grid .name{font-size:12px;white-space:nowrap;padding-right:8px}
+.grid .head{font-size:10px;color:#57606a;writing-mode:vertical-rl;transform:rotate(180deg);height:64px}
+.cell{width:100%;min-width:4px;height:18px;border-radius:2px}.grid .name{line-height:26px}
+${Object.entries(STATE_COLOURS)
+  .map(([s, c]) => `.s-${s}{background:${c}}`)
+  .join("")}
+.trend{padding-left:12px}.grid .head.trend-head{writing-mode:horizontal-tb;transform:none;height:auto;padding-left:12px;align-self:end}
+.spark polyline{fill:none;stroke:#0969da;stroke-width:1.5}
+.map{border:1px solid #d0d7de;background:#f6f8fa;max-width:100%;height:auto}
+.map .footprint{stroke-width:0.5}.map .bbox{fill:none;stroke:#57606a;stroke-dasharray:3 2;stroke-width:0.8}
+.empty{color:#57606a}
+`;
+
+/** One self-contained HTML page: inline CSS and SVG, no script, nothing fetched when it is opened. */
+export function renderReport(model: ReportModel): string {
+  const counts = new Map<CellState, number>();
+  for (const c of model.cells.values()) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
+  const legend = (Object.keys(STATE_COLOURS) as CellState[])
+    .map((s) => `<span><i class="s-${s}"></i>${s} (${counts.get(s) ?? 0})</span>`)
+    .join("");
+  const showEvery = Math.max(1, Math.ceil(model.dates.length / 40));
+  const heads = model.dates.map((d, i) => `<div class="head">${i % showEvery === 0 ? d : ""}</div>`).join("");
+  const rows = model.regions
+    .map((region) => {
+      const cells = model.dates.map((date) => model.cells.get(`${region}/${date}`));
+      const grid = cells
+        .map((c, i) => {
+          const date = model.dates[i] as string;
+          const state = c?.state ?? "never-built";
+          const detail =
+            c?.rows !== undefined ? `, ${c.rows.toLocaleString("en-US")} rows, promoted ${c.promotedAt ?? "?"}` : "";
+          return `<div class="cell s-${state}" data-region="${esc(region)}" data-date="${date}" data-state="${state}" title="${esc(`${region} ${date}: ${state}${detail}`)}"></div>`;
+        })
+        .join("");
+      const live = (c: (typeof cells)[number], v: number | undefined) =>
+        c && (c.state === "current" || c.state === "overridden") ? v : undefined;
+      const trend = `<div class="trend">${sparkline(
+        cells.map((c) => live(c, c?.rows)),
+        `${region} rows`,
+      )}</div><div class="trend">${sparkline(
+        cells.map((c) => live(c, c?.areaM2 === undefined ? undefined : c.areaM2 / 1e6)),
+        `${region} area km²`,
+      )}</div>`;
+      return `<div class="name">${esc(region)}</div>${grid}${trend}`;
+    })
+    .join("");
+  const problems = model.problems.length
+    ? `<h2>Manifests that could not be read</h2><ul>${model.problems.map((p) => `<li>${esc(p.key)}: ${esc(p.message)}</li>`).join("")}</ul>`
+    : "";
+  const span = model.dates.length ? `${model.dates[0]} – ${model.dates[model.dates.length - 1]}` : "";
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${esc(model.dataset)} — georefresh report</title><style>${CSS}</style></head>
+<body>
+<h1>${esc(model.dataset)}</h1>
+<p class="sub">${model.regions.length} regions × ${model.dates.length} logical dates (${span}), as the manifests say</p>
+<h2>Current footprints (latest date of each region)</h2>
+${mapSvg(model.footprints)}
+<h2>Partitions, with rows and area over logical dates</h2>
+<div class="legend">${legend}</div>
+<div class="grid" id="status" style="grid-template-columns:max-content repeat(${model.dates.length},minmax(4px,14px)) max-content max-content"><div></div>${heads}<div class="head trend-head">rows</div><div class="head trend-head">area (km²)</div>${rows}</div>
+${problems}
+</body></html>
+`;
+}
