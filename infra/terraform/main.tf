@@ -74,8 +74,8 @@ resource "aws_s3_bucket_public_access_block" "store" {
   restrict_public_buckets = true
 }
 
-# A PutObject on artifacts/ without If-None-Match could replace published bytes, and one on manifests/ without
-# If-None-Match or If-Match could lose a promotion: refuse both, whoever sends them.
+# A PutObject on artifacts/ without If-None-Match could replace published bytes, and one on manifests/ or
+# snapshots/ without If-None-Match or If-Match could lose a promotion or a snapshot: refuse them, whoever sends them.
 data "aws_iam_policy_document" "bucket" {
   statement {
     sid       = "ArtifactsAreWriteOnce"
@@ -98,6 +98,28 @@ data "aws_iam_policy_document" "bucket" {
     effect    = "Deny"
     actions   = ["s3:PutObject"]
     resources = ["${aws_s3_bucket.store.arn}/${local.root}manifests/*"]
+    principals {
+      type        = "*"
+      identifiers = ["*"]
+    }
+    condition {
+      test     = "Null"
+      variable = "s3:if-none-match"
+      values   = ["true"]
+    }
+    condition {
+      test     = "Null"
+      variable = "s3:if-match"
+      values   = ["true"]
+    }
+  }
+
+  # Snapshots are created once under their content id, and the latest pointer moves by If-Match.
+  statement {
+    sid       = "SnapshotsAreConditional"
+    effect    = "Deny"
+    actions   = ["s3:PutObject"]
+    resources = ["${aws_s3_bucket.store.arn}/${local.root}snapshots/*"]
     principals {
       type        = "*"
       identifiers = ["*"]

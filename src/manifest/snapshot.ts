@@ -105,7 +105,7 @@ export async function readSnapshot(store: ObjectStore, dataset: string, id: stri
 export async function readPointer(
   store: ObjectStore,
   dataset: string,
-): Promise<{ pointer: SnapshotPointer; version: string } | undefined> {
+): Promise<{ pointer: SnapshotPointer; version: string; lastModified: Date } | undefined> {
   const key = pointerKey(dataset);
   let got;
   try {
@@ -119,7 +119,7 @@ export async function readPointer(
     throw new SnapshotError(
       `${store.locate(key)} is not a snapshot pointer of ${dataset}; delete it and the next backfill or finalize commits a new one`,
     );
-  return { pointer: doc as SnapshotPointer, version: got.meta.version };
+  return { pointer: doc as SnapshotPointer, version: got.meta.version, lastModified: got.meta.lastModified };
 }
 
 export function encodePointer(dataset: string, id: string, partitions: number): Uint8Array {

@@ -182,7 +182,7 @@ async function commitAfter(
   if (!finished) return { skipped: "not every partition finished" };
   // The run found the dataset exactly as the latest snapshot has it and changed nothing: that is the snapshot.
   if (proof?.exact && results.every((r) => r.outcome === "unchanged") && !retired.length)
-    return { id: proof.id, partitions: proof.proven.size, moved: false };
+    return { id: proof.id, partitions: proof.partitions, moved: false };
   const known = new Map<string, KnownCurrent>();
   for (const r of results)
     if (r?.manifest) known.set(r.manifest.key, { version: r.manifest.version, current: r.manifest.current });

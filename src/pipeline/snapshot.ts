@@ -83,9 +83,10 @@ async function currentRecords(
     const p = partitionOfManifestKey(key) as { region: string; date: string };
     const old = before.get(`${p.region}/${p.date}`);
     if (version !== undefined && old?.manifest_version === version) return old;
+    // Where the listing has no versions (the filesystem), the version this run itself read moments ago stands in.
     const held = known.get(key);
-    if (version !== undefined && held?.version === version)
-      return held.current && !held.retired ? recordOf(p, version, held.current) : undefined;
+    if (held && (version === undefined || held.version === version))
+      return held.current && !held.retired ? recordOf(p, held.version, held.current) : undefined;
     const found = await readManifest(store, key);
     return found ? recordOfManifest(found.manifest, found.version) : undefined;
   });
@@ -125,10 +126,9 @@ export interface ProvenCurrent {
  * Manifests the latest snapshot proves unchanged: one GET of the pointer, one of the snapshot, and one LIST of
  * the manifests, whose versions (S3 ETags) must equal the snapshot's. Any manifest whose version differs, or that
  * the snapshot lacks, is absent from the answer and read as on any run, so a stale snapshot costs only speed.
- * Undefined where listings carry no versions (the filesystem) or there is no usable snapshot.
+ * Undefined when there is no usable snapshot; no proofs where listings carry no versions (the filesystem).
  */
 export async function provenCurrents(store: ObjectStore, dataset: string): Promise<Proof | undefined> {
-  if (!store.prefersListing) return undefined;
   const at = await readPointer(store, dataset).catch(() => undefined);
   if (!at) return undefined;
   const snapshot = await readSnapshot(store, dataset, at.pointer.snapshot).catch(() => undefined);
@@ -136,20 +136,35 @@ export async function provenCurrents(store: ObjectStore, dataset: string): Promi
   const byKey = new Map(snapshot.partitions.map((p) => [manifestKey({ dataset, region: p.region, date: p.date }), p]));
   const proven = new Map<string, ProvenCurrent>();
   let listed = 0;
+  let unversioned = 0;
+  let newest = 0;
   for await (const e of store.list(manifestPrefix(dataset))) {
     if (!partitionOfManifestKey(e.key)) continue;
     listed++;
+    newest = Math.max(newest, e.lastModified.getTime());
     const p = byKey.get(e.key);
-    if (p && e.version !== undefined && e.version === p.manifest_version)
+    if (e.version === undefined) unversioned++;
+    else if (p && e.version === p.manifest_version)
       proven.set(e.key, { version: e.version, key: p.key, sha256: p.sha256, rows: p.rows });
   }
-  const exact = listed === proven.size && proven.size === snapshot.partitions.length;
-  return { id: at.pointer.snapshot, proven, exact };
+  // Versions prove it on S3. Without them (the filesystem) only a hint is left: no manifest modified since the
+  // pointer was (one volume, one clock). A wrong hint only leaves the snapshot behind until the next change.
+  const exact = unversioned
+    ? unversioned === listed && listed === snapshot.partitions.length && newest <= at.lastModified.getTime()
+    : listed === proven.size && proven.size === snapshot.partitions.length;
+  // Only stores that list cheaply settle partitions from the proof; elsewhere a GET is as cheap as a listing row.
+  return {
+    id: at.pointer.snapshot,
+    partitions: snapshot.partitions.length,
+    proven: store.prefersListing ? proven : new Map(),
+    exact,
+  };
 }
 
 export interface Proof {
-  /** The snapshot the proof rests on. */
+  /** The snapshot the proof rests on, and how many partitions it lists. */
   id: string;
+  partitions: number;
   /** By manifest key. */
   proven: Map<string, ProvenCurrent>;
   /** Every listed manifest is one the snapshot records, unchanged: the snapshot is exactly the dataset now. */

@@ -300,6 +300,7 @@ describe("infra/ manifests", () => {
     expect(deny.map((s) => [s.resources[0].replace(/^.*\$\{local\.root\}/, ""), keys(s)])).toEqual([
       ["artifacts/*", ["Null s3:if-none-match"]],
       ["manifests/*", ["Null s3:if-match", "Null s3:if-none-match"]],
+      ["snapshots/*", ["Null s3:if-match", "Null s3:if-none-match"]],
     ]);
     const allowed = (tf.data.aws_iam_policy_document.job[0].statement as Doc[]).flatMap((s) => s.actions as string[]);
     expect(allowed.some((a) => a.endsWith("*"))).toBe(false); // least privilege: no wildcards
