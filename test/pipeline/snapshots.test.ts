@@ -3,7 +3,10 @@
  * keeps one consistent view while a refresh rewrites every partition, `--as-of` from manifest history, and gc
  * keeping what the latest snapshot's readers hold.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,10 +22,12 @@ import { refreshPartition } from "../../src/pipeline/refresh.js";
 import { commitSnapshot, recordOf } from "../../src/pipeline/snapshot.js";
 import { entryAsOf, HistoryTooShortError } from "../../src/pipeline/views.js";
 import { sha256Hex } from "../../src/store/digest.js";
+import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 
 const DAY = 86_400_000;
+const WORKER = fileURLToPath(new URL("../helpers/commit-worker.ts", import.meta.url));
 
 describe("dataset snapshots", () => {
   let dir: string;
@@ -208,4 +213,49 @@ describe("dataset snapshots", () => {
     const r2 = await collectGarbage(store, { olderThanMs: DAY, now: later, apply: true, artifacts: { keep: 0 } });
     expect(r2.artifacts).toContain(held?.artifact);
   });
+
+  it("committers in separate processes racing a refresher on the filesystem never interleave either", async () => {
+    const root = join(dir, "fs-store");
+    const fsStore = new FsStore(root);
+    const fsRun = (version: string) =>
+      backfill({
+        store: fsStore,
+        dataset: "s",
+        task: task(version),
+        versions: VERSIONS,
+        from: "2026-02-01",
+        to: "2026-02-04",
+        threads: 0,
+      });
+    await fsRun("1");
+    const workers = [0, 1, 2].map(() =>
+      spawn(process.execPath, ["--import", "tsx", WORKER, root, "s"], { stdio: ["pipe", "pipe", "inherit"] }),
+    );
+    const lines = workers.map((w) =>
+      createInterface({ input: w.stdout as NonNullable<typeof w.stdout> })[Symbol.asyncIterator](),
+    );
+    for (const l of lines) expect(JSON.parse((await l.next()).value as string)).toEqual({ ready: true });
+    for (const version of ["2", "3"]) expect((await fsRun(version)).counts.promoted).toBe(8);
+    for (const w of workers) w.stdin?.write("stop\n");
+    const done = await Promise.all(
+      lines.map(async (l) => JSON.parse((await l.next()).value as string) as { moved: number; attempts: number }),
+    );
+    expect(done.reduce((n, d) => n + d.attempts, 0)).toBeGreaterThan(3);
+    expect(done.reduce((n, d) => n + d.moved, 0)).toBeGreaterThanOrEqual(1); // they did commit during the refreshes
+    const final = await commitSnapshot(fsStore, "s");
+    const view = await openDataset(fsStore, "s").current();
+    const expected = encodeSnapshot(
+      "s",
+      await Promise.all(
+        view.partitions.map(async (p) => {
+          const found = await readManifest(fsStore, manifestKey({ dataset: "s", region: p.region, date: p.date }));
+          return recordOf(p, found?.version as string, found?.manifest.current as ManifestEntry);
+        }),
+      ),
+    );
+    expect(final.id).toBe(expected.id);
+    expect((await readPointer(fsStore, "s"))?.pointer.snapshot).toBe(expected.id);
+    for await (const e of fsStore.list(snapshotPrefix("s")))
+      if (e.key !== pointerKey("s")) await readSnapshot(fsStore, "s", e.key.slice(-21, -5));
+  }, 60_000);
 });
