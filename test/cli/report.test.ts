@@ -3,7 +3,7 @@
  * has one cell per region × logical date, coloured by the state its manifest has; the map has drawn paths; the
  * page fetches nothing. The screenshot is kept as test-output/report.png.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,9 +15,8 @@ import { backfill } from "../../src/pipeline/backfill.js";
 import { STATE_COLOURS } from "../../src/pipeline/report/html.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCli } from "../helpers/cli.js";
-import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
+import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 
-const HELPER = fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url));
 const CHROMIUM = process.env.GEOREFRESH_CHROMIUM ?? "/usr/bin/chromium";
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const REGIONS = ["east", "north", "south"];
@@ -61,16 +60,9 @@ describe("georefresh report", () => {
       from: "2026-01-01",
       to: "2026-01-02",
     });
-    writeFileSync(
-      join(dir, "task.mjs"),
-      `import { pointsTask } from ${JSON.stringify(HELPER)};\nexport default pointsTask(${JSON.stringify(input)});\n`,
-    );
-    writeFileSync(
-      join(dir, "config.json"),
-      JSON.stringify({ store: "./store", datasets: { r: { module: "./task.mjs" } } }),
-    );
+    const config = writePointsConfig(dir, input, { r: {} });
     html = join(dir, "report.html");
-    const cli = await runCli(["report", "r", "--html", html, "--config", join(dir, "config.json"), "--json"]);
+    const cli = await runCli(["report", "r", "--html", html, "--config", config, "--json"]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ regions: 3, dates: 5, cells: 15, problems: 0 });
   });

@@ -1,15 +1,13 @@
 /** The analysts' views from the command line: --bbox, --from/--to, --snapshot, --as-of, and their errors. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/pipeline/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCli } from "../helpers/cli.js";
-import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
+import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 
-const HELPER = fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url));
 const NORTH = "-101,44,-70,46"; // the points task's north squares lie at 45–46°N, its south ones near 30°N
 
 describe("urls, read and show over views", () => {
@@ -19,16 +17,7 @@ describe("urls, read and show over views", () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-views-"));
     const input = join(dir, "points.json");
     writePoints(input, 24);
-    writeFileSync(
-      join(dir, "task.mjs"),
-      `import { pointsTask } from ${JSON.stringify(HELPER)};\nexport default pointsTask(${JSON.stringify(input)});\n`,
-    );
-    writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
-    const config = join(dir, "config.json");
-    writeFileSync(
-      config,
-      JSON.stringify({ store: "./store", versions: "./versions.json", datasets: { pts: { module: "./task.mjs" } } }),
-    );
+    const config = writePointsConfig(dir, input);
     const r = await backfill({
       store: new FsStore(join(dir, "store")),
       dataset: "pts",

@@ -1,4 +1,6 @@
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Feature } from "../../src/geoparquet/features.js";
 import { defineTask } from "../../src/pipeline/task.js";
 
@@ -67,4 +69,27 @@ export function writePoints(path: string, n: number, seed = 0): void {
     30 + (i % 2) * 15 + ((i * 3) % 7) * 0.1,
   ]);
   writeFileSync(path, JSON.stringify(rows));
+}
+
+/**
+ * A CLI config in `dir` for the points task over `input`: task.mjs, versions.json, and config.json naming each of
+ * `datasets` (with any extra fields, e.g. "catalog") on the store ./store. Returns the config's path.
+ */
+export function writePointsConfig(
+  dir: string,
+  input: string,
+  datasets: Record<string, Record<string, unknown>> = { pts: {} },
+): string {
+  const helper = fileURLToPath(new URL("./points-task.ts", import.meta.url));
+  writeFileSync(
+    join(dir, "task.mjs"),
+    `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(input)});\n`,
+  );
+  writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
+  const config = join(dir, "config.json");
+  const named = Object.fromEntries(
+    Object.entries(datasets).map(([n, extra]) => [n, { module: "./task.mjs", ...extra }]),
+  );
+  writeFileSync(config, JSON.stringify({ store: "./store", versions: "./versions.json", datasets: named }));
+  return config;
 }

@@ -1,3 +1,4 @@
+import { mapBounded } from "../../src/pipeline/bounded.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,20 +70,5 @@ export async function openFixture(backend: Backend): Promise<StoreFixture> {
   };
 }
 
-/** Runs `fn` over items with at most `limit` in flight. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
-}
+/** Runs `fn` over items with at most `limit` in flight (the pipeline's own helper). */
+export const mapLimit = mapBounded;

@@ -7,16 +7,14 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { backfill } from "../../src/pipeline/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCli } from "../helpers/cli.js";
-import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
+import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { snapshot } from "../helpers/snapshot.js";
 
-const HELPER = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
 const GC = ["gc", "--artifacts", "--apply", "--older-than", "0s", "--override-floor"];
 
 describe("a store damaged by hand", () => {
@@ -32,20 +30,7 @@ describe("a store damaged by hand", () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-hostile-"));
     const input = join(dir, "points.json");
     writePoints(input, 24);
-    writeFileSync(
-      join(dir, "task.mjs"),
-      `import { pointsTask } from ${JSON.stringify(HELPER)};\nexport default pointsTask(${JSON.stringify(input)});\n`,
-    );
-    writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
-    config = join(dir, "config.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        store: "./store",
-        versions: "./versions.json",
-        datasets: { pts: { module: "./task.mjs" }, other: { module: "./task.mjs" } },
-      }),
-    );
+    config = writePointsConfig(dir, input, { pts: {}, other: {} });
     store = new FsStore(join(dir, "store"));
     for (const dataset of ["pts", "other"]) {
       const r = await backfill({

@@ -24,9 +24,22 @@ import { entryAsOf, HistoryTooShortError } from "../../src/pipeline/views.js";
 import { sha256Hex } from "../../src/store/digest.js";
 import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
+import type { ObjectStore } from "../../src/store/types.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 
 const DAY = 86_400_000;
+
+/** The snapshot of dataset "s" built straight from its manifests as they are now. */
+async function expectedSnapshot(store: ObjectStore): Promise<{ id: string }> {
+  const view = await openDataset(store, "s").current();
+  const records = await Promise.all(
+    view.partitions.map(async (p) => {
+      const found = await readManifest(store, manifestKey({ dataset: "s", region: p.region, date: p.date }));
+      return recordOf(p, found?.version as string, found?.manifest.current as ManifestEntry);
+    }),
+  );
+  return encodeSnapshot("s", records);
+}
 const WORKER = fileURLToPath(new URL("../helpers/commit-worker.ts", import.meta.url));
 
 describe("dataset snapshots", () => {
@@ -100,16 +113,7 @@ describe("dataset snapshots", () => {
     };
     await Promise.all([committer(), committer(), committer(), refresher()]);
     const final = await commitSnapshot(store, "s");
-    const view = await openDataset(store, "s").current();
-    const expected = encodeSnapshot(
-      "s",
-      await Promise.all(
-        view.partitions.map(async (p) => {
-          const found = await readManifest(store, manifestKey({ dataset: "s", region: p.region, date: p.date }));
-          return recordOf(p, found?.version as string, found?.manifest.current as ManifestEntry);
-        }),
-      ),
-    );
+    const expected = await expectedSnapshot(store);
     expect(final.id).toBe(expected.id);
     expect((await readPointer(store, "s"))?.pointer.snapshot).toBe(expected.id);
     expect(moves).toBeGreaterThanOrEqual(1);
@@ -243,16 +247,7 @@ describe("dataset snapshots", () => {
     expect(done.reduce((n, d) => n + d.attempts, 0)).toBeGreaterThan(3);
     expect(done.reduce((n, d) => n + d.moved, 0)).toBeGreaterThanOrEqual(1); // they did commit during the refreshes
     const final = await commitSnapshot(fsStore, "s");
-    const view = await openDataset(fsStore, "s").current();
-    const expected = encodeSnapshot(
-      "s",
-      await Promise.all(
-        view.partitions.map(async (p) => {
-          const found = await readManifest(fsStore, manifestKey({ dataset: "s", region: p.region, date: p.date }));
-          return recordOf(p, found?.version as string, found?.manifest.current as ManifestEntry);
-        }),
-      ),
-    );
+    const expected = await expectedSnapshot(fsStore);
     expect(final.id).toBe(expected.id);
     expect((await readPointer(fsStore, "s"))?.pointer.snapshot).toBe(expected.id);
     for await (const e of fsStore.list(snapshotPrefix("s")))

@@ -4,10 +4,9 @@
  * DuckDB, and a re-run that writes only what changed.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/pipeline/backfill.js";
@@ -15,7 +14,7 @@ import { writeStac } from "../../src/pipeline/stac/publish.js";
 import { FsStore } from "../../src/store/fs.js";
 import { duckdb, rows } from "../helpers/duckdb.js";
 import { runCli } from "../helpers/cli.js";
-import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
+import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 
 const schema = JSON.parse(readFileSync(new URL("./stac.schema.json", import.meta.url), "utf8")) as object;
@@ -25,7 +24,6 @@ const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: fals
 ajv.addSchema(schema);
 const validItem = ajv.getSchema("https://georefresh.invalid/test/stac.schema.json#/$defs/item");
 const validCollection = ajv.getSchema("https://georefresh.invalid/test/stac.schema.json#/$defs/collection");
-const HELPER = fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url));
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -149,18 +147,8 @@ describe("georefresh stac", () => {
     ]);
 
     await run("d", pointsTask(input, { version: "2", regions: ["north"] }), "2026-01-01", "2026-01-03");
-    writeFileSync(
-      join(dir, "task.mjs"),
-      `import { pointsTask } from ${JSON.stringify(HELPER)};\nexport default pointsTask(${JSON.stringify(input)});\n`,
-    );
-    writeFileSync(
-      join(dir, "config.json"),
-      JSON.stringify({
-        store: "./store",
-        datasets: { d: { module: "./task.mjs", catalog: { license: "CC-BY-4.0" } } },
-      }),
-    );
-    const cli = await runCli(["stac", "d", "--config", join(dir, "config.json"), "--json"]);
+    const config = writePointsConfig(dir, input, { d: { catalog: { license: "CC-BY-4.0" } } });
+    const cli = await runCli(["stac", "d", "--config", config, "--json"]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ ok: true, items: 3, deleted: 5 });
     const left = Object.keys(await stacFiles());
