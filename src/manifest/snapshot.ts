@@ -8,13 +8,12 @@ import { artifactKey, checkPartition } from "./layout.js";
 /**
  * A dataset snapshot: an immutable list of every current partition at one moment, so a reader sees one
  * consistent set of artifacts while refreshes go on (docs/snapshots.md). Content-addressed: its id is the
- * sha256 of its bytes, which hold no wall clock, so the same state always gives the same snapshot.
+ * sha256 of its bytes, which hold only what derives from the artifacts (no wall clock, run id or store version),
+ * so the same dataset state gives the same snapshot on any run and any store.
  */
 export interface SnapshotPartition {
   region: string;
   date: string;
-  /** The manifest's version when the snapshot read it: a listing showing the same version proves it unchanged. */
-  manifest_version: string;
   key: string;
   artifact: string;
   sha256: string;
@@ -33,13 +32,21 @@ export interface Snapshot {
   partitions: SnapshotPartition[];
 }
 
-/** The pointer to the latest snapshot, moved only by conditional write. */
+/**
+ * The pointer to the latest snapshot, moved only by conditional write. It also records each manifest's version
+ * (by "region/date") when the snapshot was built from it: a listing showing the same version proves the manifest
+ * unchanged since. Store bookkeeping, like a manifest's version; never part of the snapshot's content.
+ */
 export interface SnapshotPointer {
   format: "georefresh.snapshot-pointer/1";
   dataset: string;
   snapshot: string;
   partitions: number;
+  versions: Record<string, string>;
 }
+
+/** The key of a partition in a pointer's `versions`. */
+export const versionSlot = (p: { region: string; date: string }) => `${p.region}/${p.date}`;
 
 export class SnapshotError extends GeorefreshError {}
 
@@ -55,7 +62,6 @@ export function encodeSnapshot(dataset: string, partitions: SnapshotPartition[])
     .map((p) => ({
       region: p.region,
       date: p.date,
-      manifest_version: p.manifest_version,
       key: p.key,
       artifact: p.artifact,
       sha256: p.sha256,
@@ -115,15 +121,28 @@ export async function readPointer(
     throw error;
   }
   const doc = parse(got.body, store.locate(key)) as Partial<SnapshotPointer>;
-  if (doc.format !== "georefresh.snapshot-pointer/1" || doc.dataset !== dataset || !ID.test(String(doc.snapshot)))
+  if (
+    doc.format !== "georefresh.snapshot-pointer/1" ||
+    doc.dataset !== dataset ||
+    !ID.test(String(doc.snapshot)) ||
+    typeof doc.versions !== "object" ||
+    doc.versions === null
+  )
     throw new SnapshotError(
       `${store.locate(key)} is not a snapshot pointer of ${dataset}; delete it and the next backfill or finalize commits a new one`,
     );
   return { pointer: doc as SnapshotPointer, version: got.meta.version, lastModified: got.meta.lastModified };
 }
 
-export function encodePointer(dataset: string, id: string, partitions: number): Uint8Array {
-  const doc: SnapshotPointer = { format: "georefresh.snapshot-pointer/1", dataset, snapshot: id, partitions };
+export function encodePointer(dataset: string, id: string, versions: Record<string, string>): Uint8Array {
+  const sorted = Object.fromEntries(Object.entries(versions).sort(([a], [b]) => cmp(a, b)));
+  const doc: SnapshotPointer = {
+    format: "georefresh.snapshot-pointer/1",
+    dataset,
+    snapshot: id,
+    partitions: Object.keys(sorted).length,
+    versions: sorted,
+  };
   return new TextEncoder().encode(`${JSON.stringify(doc)}\n`);
 }
 

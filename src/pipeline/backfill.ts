@@ -180,6 +180,8 @@ async function commitAfter(
   if (opts.snapshots === false) return undefined;
   if (opts.shard) return { skipped: "a shard of a backfill: finalize commits the snapshot" };
   if (!finished) return { skipped: "not every partition finished" };
+  const blocked = results.filter((r) => r?.outcome === "blocked").length;
+  if (blocked) return { skipped: `${blocked} partition(s) blocked on an upstream dataset` };
   // The run found the dataset exactly as the latest snapshot has it and changed nothing: that is the snapshot.
   if (proof?.exact && results.every((r) => r.outcome === "unchanged") && !retired.length)
     return { id: proof.id, partitions: proof.partitions, moved: false };

@@ -1,7 +1,7 @@
 import { bboxToLonLat } from "../geo/bbox.js";
 import { readManifest } from "../manifest/codec.js";
 import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
-import type { Manifest, ManifestEntry } from "../manifest/types.js";
+import type { ManifestEntry } from "../manifest/types.js";
 import {
   encodePointer,
   encodeSnapshot,
@@ -10,6 +10,7 @@ import {
   readSnapshot,
   snapshotKey,
   SnapshotError,
+  versionSlot,
 } from "../manifest/snapshot.js";
 import type { Snapshot, SnapshotPartition } from "../manifest/snapshot.js";
 import { AlreadyExistsError, PreconditionFailedError } from "../store/errors.js";
@@ -44,16 +45,27 @@ export async function commitSnapshot(
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const at = await readPointer(store, dataset);
     const previous = at ? await readSnapshot(store, dataset, at.pointer.snapshot).catch(() => undefined) : undefined;
-    const records = await currentRecords(store, dataset, previous, known);
+    const found = await currentRecords(
+      store,
+      dataset,
+      previous && at ? { snapshot: previous, versions: at.pointer.versions } : undefined,
+      known,
+    );
+    const records = found.map((f) => f.record);
+    const versions = Object.fromEntries(found.map((f) => [versionSlot(f.record), f.version]));
     const { id, bytes } = encodeSnapshot(dataset, records);
-    if (at?.pointer.snapshot === id) return { id, partitions: records.length, moved: false };
+    // The same snapshot, proven by the same versions: nothing to say. (The same snapshot with other versions —
+    // a manifest rewritten without a new artifact, as gc's condemnation does — still moves the pointer, so the
+    // next run's proof holds again.)
+    if (at?.pointer.snapshot === id && sameVersions(at.pointer.versions, versions))
+      return { id, partitions: records.length, moved: false };
     try {
       await store.put(snapshotKey(dataset, id), bytes, { mode: "create", contentType: "application/json" });
     } catch (error) {
       if (!(error instanceof AlreadyExistsError)) throw error; // the same state committed before: same bytes
     }
     try {
-      await store.put(pointerKey(dataset), encodePointer(dataset, id, records.length), {
+      await store.put(pointerKey(dataset), encodePointer(dataset, id, versions), {
         mode: at ? { update: at.version } : "create",
         contentType: "application/json",
       });
@@ -68,41 +80,42 @@ export async function commitSnapshot(
   );
 }
 
-/** One record per current, unretired manifest; GETs only the manifests no listed version vouches for. */
+/** One record per current, unretired manifest, with the version it was read at; GETs only the manifests no listed version vouches for. */
 async function currentRecords(
   store: ObjectStore,
   dataset: string,
-  previous: Snapshot | undefined,
+  previous: { snapshot: Snapshot; versions: Record<string, string> } | undefined,
   known: ReadonlyMap<string, KnownCurrent>,
-): Promise<SnapshotPartition[]> {
-  const before = new Map((previous?.partitions ?? []).map((p) => [`${p.region}/${p.date}`, p]));
+): Promise<{ record: SnapshotPartition; version: string }[]> {
+  const before = new Map((previous?.snapshot.partitions ?? []).map((p) => [versionSlot(p), p]));
   const listed: { key: string; version?: string }[] = [];
   for await (const e of store.list(manifestPrefix(dataset)))
     if (partitionOfManifestKey(e.key)) listed.push({ key: e.key, version: e.version });
   const records = await mapBounded(listed, 16, async ({ key, version }) => {
     const p = partitionOfManifestKey(key) as { region: string; date: string };
-    const old = before.get(`${p.region}/${p.date}`);
-    if (version !== undefined && old?.manifest_version === version) return old;
+    const old = before.get(versionSlot(p));
+    if (old && version !== undefined && previous?.versions[versionSlot(p)] === version) return { record: old, version };
     // Where the listing has no versions (the filesystem), the version this run itself read moments ago stands in.
     const held = known.get(key);
     if (held && (version === undefined || held.version === version))
-      return held.current && !held.retired ? recordOf(p, held.version, held.current) : undefined;
+      return held.current && !held.retired ? { record: recordOf(p, held.current), version: held.version } : undefined;
     const found = await readManifest(store, key);
-    return found ? recordOfManifest(found.manifest, found.version) : undefined;
+    const m = found?.manifest;
+    if (!found || !m?.current || m.retired) return undefined;
+    return { record: recordOf(p, m.current), version: found.version };
   });
-  return records.filter((r): r is SnapshotPartition => r !== undefined);
+  return records.filter((r): r is { record: SnapshotPartition; version: string } => r !== undefined);
 }
 
-function recordOfManifest(m: Manifest, version: string): SnapshotPartition | undefined {
-  if (!m.current || m.retired) return undefined;
-  return recordOf({ region: m.partition.region, date: m.partition.logical_date }, version, m.current);
+function sameVersions(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 
-export function recordOf(p: { region: string; date: string }, version: string, e: ManifestEntry): SnapshotPartition {
+export function recordOf(p: { region: string; date: string }, e: ManifestEntry): SnapshotPartition {
   return {
     region: p.region,
     date: p.date,
-    manifest_version: version,
     key: e.key,
     artifact: e.artifact,
     sha256: e.sha256,
@@ -144,7 +157,7 @@ export async function provenCurrents(store: ObjectStore, dataset: string): Promi
     newest = Math.max(newest, e.lastModified.getTime());
     const p = byKey.get(e.key);
     if (e.version === undefined) unversioned++;
-    else if (p && e.version === p.manifest_version)
+    else if (p && e.version === at.pointer.versions[versionSlot(p)])
       proven.set(e.key, { version: e.version, key: p.key, sha256: p.sha256, rows: p.rows });
   }
   // Versions prove it on S3. Without them (the filesystem) only a hint is left: no manifest modified since the

@@ -14,6 +14,10 @@ export async function visible(store: ObjectStore): Promise<Record<string, string
       for (const entry of [m.current, ...m.history])
         if (entry) for (const f of ["run_id", "promoted_at"]) delete entry[f];
       out[e.key] = JSON.stringify(m);
+    } else if (/^snapshots\/[^/]+\/latest\.json$/.test(e.key)) {
+      // The pointer records each manifest's version, which (like the manifests) depends on run id and clock.
+      const { versions: _, ...pointer } = JSON.parse(new TextDecoder().decode(body));
+      out[e.key] = JSON.stringify(pointer);
     } else if (e.key.startsWith("outbox/")) {
       // The event names its artifact by this store's URL; stores in this test live at different places.
       const root = store.locate("x").slice(0, -1);
