@@ -12,7 +12,7 @@ import {
   SnapshotError,
   versionSlot,
 } from "../manifest/snapshot.js";
-import type { Snapshot, SnapshotPartition } from "../manifest/snapshot.js";
+import type { Snapshot, SnapshotPartition, SnapshotPointer } from "../manifest/snapshot.js";
 import { AlreadyExistsError, PreconditionFailedError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 import { mapBounded } from "./bounded.js";
@@ -43,12 +43,14 @@ export async function commitSnapshot(
   known: ReadonlyMap<string, KnownCurrent> = new Map(),
 ): Promise<CommitResult> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const at = await readPointer(store, dataset);
-    const previous = at ? await readSnapshot(store, dataset, at.pointer.snapshot).catch(() => undefined) : undefined;
+    const at = await pointerForCommit(store, dataset);
+    const previous = at?.pointer
+      ? await readSnapshot(store, dataset, at.pointer.snapshot).catch(() => undefined)
+      : undefined;
     const found = await currentRecords(
       store,
       dataset,
-      previous && at ? { snapshot: previous, versions: at.pointer.versions } : undefined,
+      previous && at?.pointer ? { snapshot: previous, versions: at.pointer.versions } : undefined,
       known,
     );
     const records = found.map((f) => f.record);
@@ -57,7 +59,7 @@ export async function commitSnapshot(
     // The same snapshot, proven by the same versions: nothing to say. (The same snapshot with other versions —
     // a manifest rewritten without a new artifact, as gc's condemnation does — still moves the pointer, so the
     // next run's proof holds again.)
-    if (at?.pointer.snapshot === id && sameVersions(at.pointer.versions, versions))
+    if (at?.pointer?.snapshot === id && sameVersions(at.pointer.versions, versions))
       return { id, partitions: records.length, moved: false };
     try {
       await store.put(snapshotKey(dataset, id), bytes, { mode: "create", contentType: "application/json" });
@@ -105,6 +107,23 @@ async function currentRecords(
     return { record: recordOf(p, m.current), version: found.version };
   });
   return records.filter((r): r is { record: SnapshotPartition; version: string } => r !== undefined);
+}
+
+/**
+ * The pointer as a committer needs it: its version for If-Match, and its content unless it is unreadable (edited
+ * by hand, torn by an old writer). An unreadable pointer is replaced by the next commit, by CAS on the version it
+ * has: it only points, and every snapshot it could name is immutable, so nothing is lost by that.
+ */
+async function pointerForCommit(
+  store: ObjectStore,
+  dataset: string,
+): Promise<{ pointer?: SnapshotPointer; version: string } | undefined> {
+  try {
+    return await readPointer(store, dataset);
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    return { version: (await store.head(pointerKey(dataset))).version };
+  }
 }
 
 function sameVersions(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -89,6 +89,16 @@ describe("dataset snapshots", () => {
     await store.put(key, body);
   });
 
+  it("an unreadable pointer is refused by readers with what to do, and the next commit replaces it", async () => {
+    const good = (await readPointer(store, "s"))?.pointer.snapshot;
+    await store.put(pointerKey("s"), new TextEncoder().encode('{"format":"something else"}'));
+    await expect(openDataset(store, "s").snapshot("latest")).rejects.toThrow(
+      /latest\.json is not a snapshot pointer of s; delete it and the next backfill or finalize commits a new one/,
+    );
+    expect(await commitSnapshot(store, "s")).toMatchObject({ id: good, moved: true });
+    expect((await openDataset(store, "s").snapshot("latest")).source).toBe(`snapshot ${good}`);
+  });
+
   it("committers racing a refresher never interleave: the pointer ends on exactly the dataset as it is", async () => {
     let moves = 0;
     let refreshing = true;
