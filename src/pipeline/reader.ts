@@ -17,6 +17,8 @@ export interface PartitionState {
   region: string;
   date: string;
   manifest: Manifest;
+  /** The manifest's version when it was read. */
+  version: string;
 }
 
 /**
@@ -45,7 +47,8 @@ export class Dataset {
     await mapBounded(keys, 16, async (k) => {
       try {
         const found = await readManifest(this.store, k.key);
-        if (found) partitions.push({ region: k.region, date: k.date, manifest: found.manifest });
+        if (found)
+          partitions.push({ region: k.region, date: k.date, manifest: found.manifest, version: found.version });
       } catch (error) {
         if (!(error instanceof ManifestError)) throw error;
         problems.push({ key: k.key, message: error.message });

@@ -11,7 +11,10 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/pipeline/backfill.js";
 import { writeStac } from "../../src/pipeline/stac/publish.js";
+import { CountingStore } from "../../src/store/counting.js";
 import { FsStore } from "../../src/store/fs.js";
+import { MemoryStore } from "../../src/store/memory.js";
+import type { ObjectStore } from "../../src/store/types.js";
 import { duckdb, rows } from "../helpers/duckdb.js";
 import { runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
@@ -154,5 +157,39 @@ describe("georefresh stac", () => {
     const left = Object.keys(await stacFiles());
     expect(left.filter((k) => k.startsWith("stac/d/") && k.includes("south"))).toEqual([]);
     expect(load("stac/d/collection.json").summaries["georefresh:region"]).toEqual(["north"]);
+  });
+
+  it("on a store that lists versions (S3), a re-run proves from two listings that nothing changed, and notices what did", async () => {
+    const name = `stac-${process.pid}`;
+    const listing = Object.assign(Object.create(new MemoryStore(name)) as ObjectStore, { prefersListing: true });
+    const counted = new CountingStore(listing);
+    try {
+      await backfill({
+        store: counted,
+        dataset: "m",
+        task: pointsTask(input),
+        versions: VERSIONS,
+        from: "2026-01-01",
+        to: "2026-01-03",
+        threads: 0,
+      });
+      const first = await writeStac(counted, "m", { cadence: "daily" });
+      counted.reset();
+      const again = await writeStac(counted, "m", { cadence: "daily" });
+      expect(again).toMatchObject({ items: first.items, versions: first.versions, written: 0, deleted: 0 });
+      expect(counted.calls).toMatchObject({ get: 1, put: 0, delete: 0, head: 0 }); // the state; no manifest GET
+      // An Item edited by hand is noticed by its listed version, and written back.
+      const item = "stac/m/items/m-north-2026-01-02.json";
+      const original = (await counted.get(item)).body;
+      await counted.put(item, new TextEncoder().encode("{}"));
+      expect((await writeStac(counted, "m", { cadence: "daily" })).written).toBe(1);
+      expect((await counted.get(item)).body).toEqual(original);
+      // Other options mean another catalog: the full run writes the Collection anew.
+      expect((await writeStac(counted, "m", { cadence: "daily", license: "CC0-1.0" })).written).toBeGreaterThanOrEqual(
+        1,
+      );
+    } finally {
+      MemoryStore.reset(name);
+    }
   });
 });

@@ -9,6 +9,8 @@ import { itemOf } from "./item.js";
 import type { StacItem } from "./item.js";
 import { itemsParquet } from "./items-parquet.js";
 import { collectionKey, itemKey, itemsParquetKey, stacPrefix, versionItemKey } from "./layout.js";
+import { encodeState, provenUnchanged, stateKey } from "./state.js";
+import { manifestKey } from "../../manifest/layout.js";
 import type { CatalogOptions } from "./layout.js";
 
 export class StacError extends GeorefreshError {}
@@ -45,7 +47,9 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     collectionKey: collectionKey(dataset),
     locate: (key) => absoluteUrl(store.locate(key)),
   };
-  const { current, versions } = await itemsOf(store, dataset, catalog);
+  const options = JSON.stringify({ ...opts, license: catalog.license, at: catalog.locate(catalog.collectionKey) });
+  if (await provenUnchanged(store, dataset, options)) return unchangedSummary(store, dataset);
+  const { current, versions, manifests } = await itemsOf(store, dataset, catalog);
   const itemKeys = current.map(([k]) => k);
   const parquet = await itemsParquet(
     current.map(([, i]) => i),
@@ -75,9 +79,16 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
         written++;
       }
     });
-  const wanted = new Set(stages.flat().map(([k]) => k));
+  const wanted = new Set([...stages.flat().map(([k]) => k), stateKey(dataset)]);
   const stale = [...existing.keys()].filter((k) => !wanted.has(k));
   await mapBounded(stale, 16, (k) => store.delete(k));
+  // Where a re-run can prove "nothing changed" from listings alone (S3), record what this catalog came from.
+  if (store.prefersListing && predictsVersions(store)) {
+    const objects = Object.fromEntries(stages.flat().map(([k, bytes]) => [k, store.versionFor(bytes)]));
+    await store.put(stateKey(dataset), encodeState({ options, manifests, objects }), {
+      contentType: "application/json",
+    });
+  }
   return {
     collection: store.locate(collectionKey(dataset)),
     items: current.length,
@@ -92,7 +103,7 @@ async function itemsOf(
   store: ObjectStore,
   dataset: string,
   catalog: CatalogOptions,
-): Promise<{ current: [string, StacItem][]; versions: [string, StacItem][] }> {
+): Promise<{ current: [string, StacItem][]; versions: [string, StacItem][]; manifests: Record<string, string> }> {
   const scanned = await new Dataset(store, dataset).scan();
   if (scanned.problems[0])
     throw new StacError(
@@ -100,13 +111,36 @@ async function itemsOf(
     );
   const current: [string, StacItem][] = [];
   const versions: [string, StacItem][] = [];
-  for (const { manifest: m } of scanned.partitions) {
+  const manifests: Record<string, string> = {};
+  for (const { manifest: m, version, region, date } of scanned.partitions) {
+    manifests[manifestKey({ dataset, region, date })] = version;
     if (!m.current || m.retired) continue;
     const p = { dataset, region: m.partition.region, date: m.partition.logical_date };
     current.push([itemKey(p), itemOf(m, m.current, m.history[0], catalog)]);
     m.history.forEach((h, i) => versions.push([versionItemKey(p, h.key), itemOf(m, h, m.history[i + 1], catalog)]));
   }
-  return { current, versions };
+  return { current, versions, manifests };
+}
+
+/** What a proven no-op reports: the catalog as it stands, nothing written. */
+async function unchangedSummary(store: ObjectStore, dataset: string): Promise<StacSummary> {
+  let items = 0;
+  let versions = 0;
+  let objects = 0;
+  for await (const e of store.list(stacPrefix(dataset))) {
+    if (e.key === stateKey(dataset)) continue;
+    objects++;
+    if (e.key.startsWith(`${stacPrefix(dataset)}items/`)) items++;
+    if (e.key.startsWith(`${stacPrefix(dataset)}versions/`)) versions++;
+  }
+  return {
+    collection: store.locate(collectionKey(dataset)),
+    items,
+    versions,
+    written: 0,
+    unchanged: objects,
+    deleted: 0,
+  };
 }
 
 /** Whether the stored object already has these bytes: by the listing's version where the store can predict it. */

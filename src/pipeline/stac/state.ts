@@ -1,0 +1,61 @@
+import { NotFoundError } from "../../store/errors.js";
+import { predictsVersions } from "../../store/types.js";
+import type { ObjectStore } from "../../store/types.js";
+import { manifestPrefix, partitionOfManifestKey } from "../../manifest/layout.js";
+import { stacPrefix } from "./layout.js";
+
+/**
+ * What the catalog was last built from: every manifest's version, the options, and the version of every object
+ * written. Bookkeeping beside the catalog (no STAC tool links it), so that a re-run on S3 can prove with two
+ * listings that nothing changed, instead of reading every manifest (docs/stac.md).
+ */
+export interface CatalogState {
+  format: "georefresh.stac-state/1";
+  options: string;
+  manifests: Record<string, string>;
+  objects: Record<string, string>;
+}
+
+export const stateKey = (dataset: string) => `stac/${dataset}/_georefresh.json`;
+
+/**
+ * True when the catalog is provably as a full run would write it: the store lists versions and predicts them
+ * (S3), every manifest is at the version the catalog was built from, the options are the same, and every catalog
+ * object is there at the version written. Anything else, or any doubt, is false: the full run decides.
+ */
+export async function provenUnchanged(store: ObjectStore, dataset: string, options: string): Promise<boolean> {
+  if (!store.prefersListing || !predictsVersions(store)) return false;
+  let state: CatalogState;
+  try {
+    state = JSON.parse(new TextDecoder().decode((await store.get(stateKey(dataset))).body)) as CatalogState;
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof SyntaxError) return false;
+    throw error;
+  }
+  if (state.format !== "georefresh.stac-state/1" || state.options !== options) return false;
+  const same = async (prefix: string, expected: Record<string, string>, include: (key: string) => boolean) => {
+    let n = 0;
+    for await (const e of store.list(prefix)) {
+      if (!include(e.key)) continue;
+      if (e.version === undefined || expected[e.key] !== e.version) return false;
+      n++;
+    }
+    return n === Object.keys(expected).length;
+  };
+  return (
+    (await same(manifestPrefix(dataset), state.manifests, (k) => partitionOfManifestKey(k) !== undefined)) &&
+    (await same(stacPrefix(dataset), state.objects, (k) => k !== stateKey(dataset)))
+  );
+}
+
+export function encodeState(state: Omit<CatalogState, "format">): Uint8Array {
+  const sorted = (r: Record<string, string>) =>
+    Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const doc: CatalogState = {
+    format: "georefresh.stac-state/1",
+    options: state.options,
+    manifests: sorted(state.manifests),
+    objects: sorted(state.objects),
+  };
+  return new TextEncoder().encode(`${JSON.stringify(doc)}\n`);
+}
