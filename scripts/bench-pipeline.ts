@@ -100,7 +100,7 @@ async function benchAnalysts(label: string, store: CountingStore, partitions: nu
     "",
   ]);
   rows.push([
-    `${label}: stac, no-op re-run (${again.written} written, ${store.total} requests: the manifests' GETs)`,
+    `${label}: stac, no-op re-run (${again.written} written, ${store.total} requests)`,
     `${tAgain.toFixed(2)} s`,
     `${((tAgain / tFirst) * 100).toFixed(0)}% of the first run`,
   ]);
