@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { NotFoundError } from "../store/errors.js";
+import { getIfPresent } from "../store/get-if-present.js";
 import type { ObjectStore } from "../store/types.js";
 import { artifactKey, partitionOfManifestKey } from "./layout.js";
 import type { Manifest } from "./types.js";
@@ -65,13 +65,8 @@ export async function readManifest(
   store: ObjectStore,
   key: string,
 ): Promise<{ manifest: Manifest; version: string } | undefined> {
-  let got;
-  try {
-    got = await store.get(key);
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
+  const got = await getIfPresent(store, key);
+  if (!got) return undefined;
   let doc: unknown;
   try {
     doc = JSON.parse(new TextDecoder().decode(got.body));

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { AlreadyExistsError, NotFoundError } from "../store/errors.js";
+import { AlreadyExistsError } from "../store/errors.js";
+import { getIfPresent } from "../store/get-if-present.js";
 import type { ObjectStore } from "../store/types.js";
 
 /**
@@ -77,11 +78,6 @@ export async function readRecord(
   store: ObjectStore,
   key: string,
 ): Promise<{ record: OutboxRecord; version: string } | undefined> {
-  try {
-    const got = await store.get(key);
-    return { record: decodeRecord(got.body, store.locate(key)), version: got.meta.version };
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
+  const got = await getIfPresent(store, key);
+  return got && { record: decodeRecord(got.body, store.locate(key)), version: got.meta.version };
 }

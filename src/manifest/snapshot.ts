@@ -2,6 +2,7 @@ import { GeorefreshError } from "../errors.js";
 import type { Bbox } from "../geo/bbox.js";
 import { sha256Hex } from "../store/digest.js";
 import { NotFoundError } from "../store/errors.js";
+import { getIfPresent } from "../store/get-if-present.js";
 import type { ObjectStore } from "../store/types.js";
 import { artifactKey, checkPartition } from "./layout.js";
 
@@ -113,13 +114,8 @@ export async function readPointer(
   dataset: string,
 ): Promise<{ pointer: SnapshotPointer; version: string; lastModified: Date } | undefined> {
   const key = pointerKey(dataset);
-  let got;
-  try {
-    got = await store.get(key);
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
+  const got = await getIfPresent(store, key);
+  if (!got) return undefined;
   const doc = parse(got.body, store.locate(key)) as Partial<SnapshotPointer>;
   if (
     doc.format !== "georefresh.snapshot-pointer/1" ||

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../store/errors.js";
+import { getIfPresent } from "../store/get-if-present.js";
 import type { ObjectStore } from "../store/types.js";
 import { canonicalJson } from "./fingerprint.js";
 import { GeorefreshError } from "../errors.js";
@@ -34,16 +35,13 @@ const decode = (bytes: Uint8Array) =>
   JSON.parse(new TextDecoder().decode(bytes)) as { response: unknown; request: unknown };
 
 async function stored(store: ObjectStore, key: string, request: unknown): Promise<{ response: unknown } | undefined> {
-  try {
-    const record = decode((await store.get(key)).body);
-    // A digest collision or a tampered record must not hand one request another's answer.
-    if (canonicalJson(record.request) !== canonicalJson(request))
-      throw new MemoError(`${store.locate(key)} holds the answer to another request; delete it`);
-    return { response: record.response };
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
+  const got = await getIfPresent(store, key);
+  if (!got) return undefined;
+  const record = decode(got.body);
+  // A digest collision or a tampered record must not hand one request another's answer.
+  if (canonicalJson(record.request) !== canonicalJson(request))
+    throw new MemoError(`${store.locate(key)} holds the answer to another request; delete it`);
+  return { response: record.response };
 }
 
 export async function memoized<T>(

@@ -4,6 +4,7 @@ export { validateKey, validatePrefix, compareKeys, MAX_KEY_BYTES } from "./keys.
 export { FsStore, FS_INTERNAL_DIR } from "./fs.js";
 export type { FsStoreOptions } from "./fs.js";
 export { MemoryStore } from "./memory.js";
+export { getIfPresent } from "./get-if-present.js";
 export { S3Store, unquoteEtag } from "./s3.js";
 export type { S3StoreOptions } from "./s3.js";
 export { openStore, openObject, isObjectUrl, registerStoreScheme, splitAfterRoot } from "./open.js";

@@ -43,19 +43,13 @@ export function describeArtifactIndex(backend: Backend): void {
       // January densely (31 dates), and February 1–2: too few dates for a listing to pay.
       const range = { from: "2026-01-01", to: "2026-02-02" };
       const first = await backfill({ store, dataset: "idx", task, versions: VERSIONS, ...range, threads: 0 });
+      // The snapshot shortcut would spare the manifest GETs too (snapshot-proof.ts); here the index alone is measured.
+      const indexOnly = () =>
+        backfill({ store, dataset: "idx", task, versions: VERSIONS, ...range, threads: 0, snapshots: false });
       expect(first.counts.promoted).toBe(66);
 
       store.reset();
-      // The snapshot shortcut would spare the manifest GETs too (snapshot-proof.ts); here the index alone is measured.
-      const again = await backfill({
-        store,
-        dataset: "idx",
-        task,
-        versions: VERSIONS,
-        ...range,
-        threads: 0,
-        snapshots: false,
-      });
+      const again = await indexOnly();
       expect(again.counts.unchanged).toBe(66);
       expect(store.calls.get).toBe(66); // the manifests
       expect(store.calls.list).toBe(2 + 1); // January of each region, plus the tombstone pass over the manifests
@@ -68,15 +62,7 @@ export function describeArtifactIndex(backend: Backend): void {
         manifestKey({ dataset: "idx", region: "north", date: "2026-01-15" }),
       );
       await fx.store.delete(manifest?.manifest.current?.artifact as string);
-      const after = await backfill({
-        store,
-        dataset: "idx",
-        task,
-        versions: VERSIONS,
-        ...range,
-        threads: 0,
-        snapshots: false,
-      });
+      const after = await indexOnly();
       expect(after.counts.failed).toBe(1);
       expect(after.results.find((r) => r.outcome === "failed")?.message).toMatch(
         /points at .*region=north\/date=2026-01-15.*which is missing/,
