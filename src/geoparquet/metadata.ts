@@ -19,6 +19,20 @@ export interface GeoMetadata {
 
 export const GEOPARQUET_VERSION = "1.1.0";
 
+/**
+ * The file layouts the writer can produce, chosen per dataset. 1.1 is the default; 2.0 adds Parquet's native
+ * GEOMETRY type and per-row-group geospatial statistics, which readers prune on (docs/geoparquet.md).
+ */
+export const FORMATS = ["geoparquet-1.1", "geoparquet-2.0"] as const;
+export type GeoParquetFormat = (typeof FORMATS)[number];
+export const DEFAULT_FORMAT: GeoParquetFormat = "geoparquet-1.1";
+
+/** The `version` a format writes into `geo` (2.0 as DuckDB's GEOPARQUET_VERSION 'V2' writes it). */
+export const FORMAT_VERSION: Record<GeoParquetFormat, string> = {
+  "geoparquet-1.1": GEOPARQUET_VERSION,
+  "geoparquet-2.0": "2.0.0",
+};
+
 /** The order GeoParquet lists geometry types in; geometry_types are written sorted by it, 2D before " Z". */
 const TYPE_ORDER = [
   "Point",
@@ -45,6 +59,7 @@ export function geoMetadataJson(args: {
   bbox: [number, number, number, number] | undefined;
   crs: Crs;
   coveringColumn: string | undefined;
+  version?: string;
 }): string {
   const column: Record<string, unknown> = { encoding: "WKB", geometry_types: sortGeometryTypes(args.types) };
   if (args.bbox) column.bbox = args.bbox;
@@ -54,7 +69,7 @@ export function geoMetadataJson(args: {
   }
   if (args.crs.projjson) column.crs = args.crs.projjson;
   return JSON.stringify({
-    version: GEOPARQUET_VERSION,
+    version: args.version ?? GEOPARQUET_VERSION,
     primary_column: args.column,
     columns: { [args.column]: column },
   });

@@ -4,7 +4,10 @@ import * as parquet from "parquet-wasm";
 import type { Crs } from "../geo/crs.js";
 import { wkbSummary } from "../geo/wkb.js";
 import { hilbertOrder } from "./hilbert.js";
-import { geoMetadataJson, sortGeometryTypes } from "./metadata.js";
+import { DEFAULT_FORMAT, FORMAT_VERSION, geoMetadataJson, sortGeometryTypes } from "./metadata.js";
+import type { GeoParquetFormat } from "./metadata.js";
+import { annotateGeometry, GroupStatsBuilder } from "./native.js";
+import type { GroupGeoStats } from "./native.js";
 import { binaryColumn, compactChunks } from "./columns.js";
 import { take } from "./take.js";
 import { GeorefreshError } from "../errors.js";
@@ -29,6 +32,8 @@ export interface WriteOptions {
   rowGroupRows?: number;
   /** Per-row bboxes (xmin, ymin, xmax, ymax; NaN when empty) and types, if the caller already has them. */
   stats?: { bboxes: Float64Array; types: Set<string> };
+  /** Default geoparquet-1.1. */
+  format?: GeoParquetFormat;
 }
 
 export interface WriteResult {
@@ -134,8 +139,11 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
   const sources = input.schema.fields
     .filter((f) => f.name !== COVERING_COLUMN)
     .map((f) => [f.name, compactChunks(input.getChild(f.name) as Vector)] as const);
+  const native = (options.format ?? DEFAULT_FORMAT) === "geoparquet-2.0";
+  const groupStats: GroupGeoStats[] = [];
   const rowGroup = (start: number, end: number): Table => {
     const rows = order.subarray(start, end);
+    if (native && rows.length > 0) groupStats.push(geoStatsOf(wkb, stats.bboxes, rows));
     const columns: Record<string, Vector> = {};
     for (const [name, vector] of sources) columns[name] = take(vector, rows);
     columns[COVERING_COLUMN] = coveringVector(stats.bboxes, rows); // rebuilt from the geometries themselves
@@ -150,12 +158,23 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
     bbox,
     crs: options.crs,
     coveringColumn: COVERING_COLUMN,
+    version: FORMAT_VERSION[options.format ?? DEFAULT_FORMAT],
   });
   const stringColumns = input.schema.fields
     .filter((f) => f.typeId === 5 /* Utf8 */ && f.name !== geometryColumn)
     .map((f) => f.name);
-  const bytes = await encodeParquet(input.numRows, rowGroup, geo, rowGroupRows, geometryColumn, stringColumns);
+  let bytes = await encodeParquet(input.numRows, rowGroup, geo, rowGroupRows, geometryColumn, stringColumns);
+  if (native) {
+    const crs = options.crs.projjson ? JSON.stringify(options.crs.projjson) : undefined;
+    bytes = annotateGeometry(bytes, { column: geometryColumn, crs, groups: groupStats });
+  }
   return { bytes, rows: input.numRows, bbox, geometryTypes, geo };
+}
+
+function geoStatsOf(wkb: { data: Uint8Array; offsets: Int32Array }, bboxes: Float64Array, rows: Uint32Array) {
+  const builder = new GroupStatsBuilder();
+  for (const r of rows) builder.add(wkb.data.subarray(wkb.offsets[r], wkb.offsets[r + 1]), bboxes, r);
+  return builder.done();
 }
 
 async function encodeParquet(

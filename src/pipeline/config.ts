@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { FORMATS } from "../geoparquet/metadata.js";
+import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import { checkVersionsFile } from "./pins.js";
 import type { VersionsFile } from "./pins.js";
 import type { TaskDefinition } from "./task.js";
@@ -12,7 +14,8 @@ import { GeorefreshError } from "../errors.js";
  * georefresh.config.json:
  * { "store": "./data", "versions": "./versions.json",
  *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…},
- *                 "catalog": { "license": "CC-BY-4.0", "title": "…", "description": "…" } } }
+ *                 "catalog": { "license": "CC-BY-4.0", "title": "…", "description": "…" },
+ *                 "format": "geoparquet-1.1" | "geoparquet-2.0" } } }
  */
 export interface Config {
   path: string;
@@ -85,6 +88,7 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
         export?: string;
         params?: Record<string, unknown>;
         catalog?: CatalogConfig;
+        format?: unknown;
       }
     >,
   )) {
@@ -98,6 +102,13 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
     } else if (raw.module) {
       ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };
     } else throw new ConfigError(`${full}: dataset '${name}' needs "task" (built in) or "module" (your own)`);
+    if (raw.format !== undefined) {
+      if (!FORMATS.includes(raw.format as GeoParquetFormat))
+        throw new ConfigError(
+          `${full}: dataset '${name}': "format" must be one of ${FORMATS.map((f) => JSON.stringify(f)).join(", ")} (got ${JSON.stringify(raw.format)})`,
+        );
+      ref = { ...ref, format: raw.format as GeoParquetFormat };
+    }
     let task: TaskDefinition;
     try {
       task = await loadTask(ref);

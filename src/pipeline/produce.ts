@@ -58,7 +58,12 @@ export async function produce(
       );
     throw error;
   });
-  const written = await writeGeoParquet(table, { crs: plan.storage, idColumn: task.idColumn, stats });
+  const written = await writeGeoParquet(table, {
+    crs: plan.storage,
+    idColumn: task.idColumn,
+    stats,
+    format: task.format,
+  });
   const temp = tempKey(partition, runId, plan.key);
   onTemp(temp);
   await store.put(temp, written.bytes, { mode: "create" });

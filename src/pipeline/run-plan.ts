@@ -1,5 +1,5 @@
 import { crsFromCode } from "../geo/crs.js";
-import { GEOPARQUET_VERSION } from "../geoparquet/metadata.js";
+import { DEFAULT_FORMAT, FORMAT_VERSION } from "../geoparquet/metadata.js";
 import { WRITER_ID } from "../geoparquet/write.js";
 import { readManifest } from "../manifest/codec.js";
 import { artifactKey, checkPartition, manifestKey } from "../manifest/layout.js";
@@ -47,7 +47,11 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promi
     params,
     inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, i.identity])),
     pins,
-    writer: { id: WRITER_ID, format: `geoparquet-${GEOPARQUET_VERSION}`, storageCrs: storage.id },
+    writer: {
+      id: WRITER_ID,
+      format: `geoparquet-${FORMAT_VERSION[task.format ?? DEFAULT_FORMAT]}`,
+      storageCrs: storage.id,
+    },
   });
   const mKey = manifestKey(partition);
   const aKey = artifactKey(partition, key);

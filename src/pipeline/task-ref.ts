@@ -1,3 +1,5 @@
+import { FORMATS } from "../geoparquet/metadata.js";
+import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import type { TaskDefinition } from "./task.js";
 import { GeorefreshError } from "../errors.js";
 
@@ -9,6 +11,8 @@ export interface TaskRef {
   module: string;
   export: string;
   key?: string;
+  /** The dataset's config entry overrides the task's file format (so threads see it too). */
+  format?: GeoParquetFormat;
 }
 
 export class TaskLoadError extends GeorefreshError {}
@@ -21,5 +25,8 @@ export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   if (!task || typeof task.compute !== "function") {
     throw new TaskLoadError(`${ref.module} has no task at export '${ref.export}'${ref.key ? `['${ref.key}']` : ""}`);
   }
-  return task;
+  const format = ref.format ?? task.format;
+  if (format !== undefined && !FORMATS.includes(format))
+    throw new TaskLoadError(`task ${task.name}: format ${JSON.stringify(format)} is not one of ${FORMATS.join(", ")}`);
+  return ref.format ? { ...task, format: ref.format } : task;
 }

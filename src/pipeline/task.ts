@@ -1,4 +1,5 @@
 import type { ColumnSpec } from "../geoparquet/features.js";
+import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import type { Partition } from "../manifest/layout.js";
 import type { ComputeOutput } from "./compute-output.js";
 
@@ -41,6 +42,11 @@ export interface TaskDefinition {
   /** Column that breaks ties in the spatial order (makes output independent of compute's row order). */
   idColumn?: string;
   plausibility?: PlausibilityRules;
+  /**
+   * File layout: "geoparquet-1.1" (default) or "geoparquet-2.0" (native GEOMETRY type and geospatial statistics,
+   * which DuckDB and GDAL ≥ 3.12 prune row groups on). Part of every key: changing it makes new artifacts.
+   */
+  format?: GeoParquetFormat;
   /**
    * The partition's rows in `crs`: an array of GeoJSON-like features, or an Arrow table / record batch whose
    * `geometry` column holds WKB (either byte order, ISO or EWKB) — returned at once or yielded in batches.

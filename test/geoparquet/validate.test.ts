@@ -83,7 +83,8 @@ describe("validate", () => {
   it("passes GeoParquet written by DuckDB: another column name, no covering, no crs key, empty geometry_types", async () => {
     const path = await duckFile("duck-good.parquet", GOOD, geoFor("geom", []));
     const report = await validateGeoParquetFile(readFileSync(path), path);
-    expect(report.findings).toEqual([]);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.map((w) => w.rule)).toEqual(["no-covering"]); // a best-practice warning only
     expect(report).toMatchObject({ ok: true, rows: 2, crs: "OGC:CRS84" });
   });
 
@@ -93,7 +94,7 @@ describe("validate", () => {
     const report = await validateGeoParquetFile(readFileSync(path), path, { threads: 1 });
     expect(report.ok).toBe(false);
     for (const [row, c] of INVALID.entries()) {
-      const found = report.findings.filter((f) => f.row === row);
+      const found = report.errors.filter((f) => f.row === row);
       expect(
         found.map((f) => f.rule),
         c.name,
@@ -102,9 +103,9 @@ describe("validate", () => {
     }
     const cli = await runCli(["validate", path, "--json"]);
     expect(cli.code).toBe(1);
-    const json = JSON.parse(cli.stdout) as { ok: boolean; files: { findings: { rule: string }[] }[] };
+    const json = JSON.parse(cli.stdout) as { ok: boolean; files: { errors: { rule: string }[] }[] };
     expect(json.ok).toBe(false);
-    expect(json.files[0]?.findings.length).toBeGreaterThanOrEqual(INVALID.length);
+    expect(json.files[0]?.errors.length).toBeGreaterThanOrEqual(INVALID.length);
   });
 
   const metadataCases: { name: string; file: () => Promise<string>; rule: string; message: RegExp }[] = [
@@ -172,8 +173,8 @@ describe("validate", () => {
       const path = await c.file();
       const report = await validateGeoParquetFile(readFileSync(path), path, { threads: 0 });
       expect(report.ok).toBe(false);
-      const finding = report.findings.find((f) => f.rule === c.rule && f.severity === "error");
-      expect(finding?.message, JSON.stringify(report.findings)).toMatch(c.message);
+      const finding = report.errors.find((f) => f.rule === c.rule);
+      expect(finding?.message, JSON.stringify(report.errors)).toMatch(c.message);
       const cli = await runCli(["validate", path]);
       expect(cli.code).toBe(1);
       expect(cli.stderr).toMatch(new RegExp(`FAIL[\\s\\S]*error +${c.rule}`));
@@ -184,7 +185,7 @@ describe("validate", () => {
     const path = await duckFile("crs-null.parquet", GOOD, geoFor("geom", [], { crs: null }));
     const report = await validateGeoParquetFile(readFileSync(path), path);
     expect(report.ok).toBe(true);
-    expect(report.findings[0]?.message).toMatch(/has no CRS \(crs: null means unknown\)/);
+    expect(report.warnings.find((w) => w.rule === "crs")?.message).toMatch(/has no CRS \(crs: null means unknown\)/);
     const cli = await runCli(["validate", path, "--expect-crs", "EPSG:4326"]);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toMatch(/expected EPSG:4326, the file's primary column is in an unknown CRS/);
