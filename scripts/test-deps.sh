@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses besides npm's: PROJ through pyproj, the independent judge of the PROJJSON
-# we write; chromium, the real browser the report is rendered in (playwright-core drives it; no browser is
+# we write, and PROJ's projjson.schema.json (proj-data), which validate checks crs against; chromium, the real browser the report is rendered in (playwright-core drives it; no browser is
 # downloaded). (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
 # to install.
 set -euo pipefail
 missing=()
 /usr/bin/python3 -c "import pyproj" 2>/dev/null || missing+=(python3-pyproj)
+[ -f /usr/share/proj/projjson.schema.json ] || missing+=(proj-data) # validate checks crs against PROJ's schema
 [ -x "${GEOREFRESH_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then

@@ -8,19 +8,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crsFromCode } from "../../src/geo/crs.js";
 import type { Geometry } from "../../src/geo/geometry.js";
-import { encodeWkb } from "../../src/geo/wkb.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { validateGeoParquetFile } from "../../src/geoparquet/validate.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
 import { runCli } from "../helpers/cli.js";
-import { duckdb } from "../helpers/duckdb.js";
+import { geoFor, writeDuckFile } from "../helpers/duck-file.js";
+import type { DuckFileOptions } from "../helpers/duck-file.js";
 import { sampleFeatures } from "../helpers/sample.js";
 import { INVALID } from "../geo/corpus.js";
 
 const dir = mkdtempSync(join(tmpdir(), "georefresh-validate-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const hex = (g: Geometry) => Buffer.from(encodeWkb(g)).toString("hex");
 const GOOD: Geometry[] = [
   { type: "Point", coordinates: [-100, 40] },
   {
@@ -37,33 +36,8 @@ const GOOD: Geometry[] = [
   },
 ];
 
-/** Writes a file with DuckDB (no spatial extension: WKB as BLOB, `geo` footer given as KV_METADATA). */
-async function duckFile(
-  name: string,
-  geoms: Geometry[],
-  geo: unknown,
-  opts: { column?: string; columnSql?: string; extra?: string } = {},
-): Promise<string> {
-  const path = join(dir, name);
-  const column = opts.column ?? "geom";
-  const values = geoms
-    .map(
-      (g, i) => `(${i}, ${opts.columnSql ? opts.columnSql.replace("$WKB", `'${hex(g)}'`) : `from_hex('${hex(g)}')`})`,
-    )
-    .join(", ");
-  const kv = geo === undefined ? "" : `, KV_METADATA {geo: '${JSON.stringify(geo).replaceAll("'", "''")}'}`;
-  const conn = await duckdb();
-  await conn.run(
-    `COPY (SELECT * ${opts.extra ?? ""} FROM (VALUES ${values}) t(id, ${column})) TO '${path}' (FORMAT parquet, COMPRESSION zstd${kv})`,
-  );
-  return path;
-}
-
-const geoFor = (column: string, types: string[], extra: Record<string, unknown> = {}) => ({
-  version: "1.1.0",
-  primary_column: column,
-  columns: { [column]: { encoding: "WKB", geometry_types: types, ...extra } },
-});
+const duckFile = (name: string, geoms: Geometry[], geo: unknown, opts?: DuckFileOptions) =>
+  writeDuckFile(join(dir, name), geoms, geo, opts);
 
 describe("validate", () => {
   let ours: string;
