@@ -2,7 +2,9 @@
  * npm run bench:geoparquet — 1M points and 100k polygons of ~50 vertices: WKB encode, Arrow build, write, read
  * back and validate, with DuckDB's COPY … (FORMAT parquet, COMPRESSION zstd) on one thread on the same rows in
  * the same run as the reference. Prints ratios, validation speed-up on 2 worker threads vs 1, and peak RSS
- * while writing (Linux: VmHWM after resetting it through /proc/self/clear_refs). Times are medians of 3 runs.
+ * while writing (Linux: VmHWM after resetting it through /proc/self/clear_refs). The write is also timed on 2
+ * encode threads (checked to give the same bytes), against DuckDB on 1 thread and on all of its threads. Times
+ * are medians of 3 runs.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -117,6 +119,12 @@ async function bench(label: string, make: () => Geometry[]): Promise<void> {
   const [, tWriteMedian] = await median3(() =>
     writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats: { bboxes: wkb.bboxes, types: wkb.types } }),
   );
+  // The same write on 2 encode threads (the pool started untimed, as a long-lived process has it): same bytes.
+  const write2 = () =>
+    writeGeoParquet(table, { crs: CRS84, idColumn: "id", stats: { bboxes: wkb.bboxes, types: wkb.types }, threads: 2 });
+  const warm = await write2();
+  if (Buffer.compare(warm.bytes, written.bytes) !== 0) throw new Error("2 encode threads wrote other bytes than 1");
+  const [, tWrite2] = await median3(write2);
   const [, tRead] = await median3(() => readGeoParquet(written.bytes, "bench"));
 
   // DuckDB, one thread, same rows (loaded from our file, untimed), COPY to zstd Parquet.
@@ -141,6 +149,18 @@ async function bench(label: string, make: () => Geometry[]): Promise<void> {
     ),
   );
   conn.closeSync();
+  const dbAll = await DuckDBInstance.create(":memory:");
+  const connAll = await dbAll.connect();
+  const threadsAll = Number((await connAll.runAndReadAll("SELECT current_setting('threads') AS t")).getRows()[0]?.[0]);
+  await connAll.run(
+    `SET enable_geoparquet_conversion = false; CREATE TABLE t AS SELECT id, geometry, bbox FROM read_parquet('${ours}') ORDER BY id`,
+  );
+  const [, tDuckAll] = await median3(() =>
+    connAll.run(
+      `COPY (SELECT id, geometry, bbox FROM t) TO '${join(dir, `${label}-duck-all.parquet`)}' (FORMAT parquet, COMPRESSION zstd)`,
+    ),
+  );
+  connAll.closeSync();
 
   out.push({ name: `${label}: WKB encode`, ours: fmt(tEncode), reference: "", ratio: "" });
   out.push({ name: `${label}: Arrow build`, ours: fmt(tArrow), reference: "", ratio: "" });
@@ -155,6 +175,18 @@ async function bench(label: string, make: () => Geometry[]): Promise<void> {
     ours: fmt(tWriteMedian),
     reference: fmt(tDuckSorted),
     ratio: (tWriteMedian / tDuckSorted).toFixed(2),
+  });
+  out.push({
+    name: `${label}: write on 2 encode threads (same bytes) vs DuckDB COPY 1 thread`,
+    ours: fmt(tWrite2),
+    reference: fmt(tDuck),
+    ratio: (tWrite2 / tDuck).toFixed(2),
+  });
+  out.push({
+    name: `${label}: write on 2 encode threads vs DuckDB COPY, all its threads (${threadsAll})`,
+    ours: fmt(tWrite2),
+    reference: fmt(tDuckAll),
+    ratio: (tWrite2 / tDuckAll).toFixed(2),
   });
   out.push({ name: `${label}: read back`, ours: fmt(tRead), reference: "", ratio: "" });
   out.push({

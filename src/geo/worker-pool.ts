@@ -20,6 +20,8 @@ function tsBootstrap(moduleUrl: URL): URL {
 interface Channel {
   post(msg: object, transfer: ArrayBuffer[]): void;
   terminate(): Promise<void>;
+  /** Whether the worker keeps the process alive (threads only). */
+  hold?(busy: boolean): void;
 }
 
 export interface PoolOptions {
@@ -29,6 +31,11 @@ export interface PoolOptions {
    */
   kind?: "thread" | "process";
   nodeFlags?: string[];
+  /**
+   * Idle threads do not keep the process alive, so a long-lived shared pool (the writer's) needs no close();
+   * a thread with work in flight does.
+   */
+  idleUnref?: boolean;
 }
 
 interface Job<Out> {
@@ -83,7 +90,9 @@ export class WorkerPool<In, Out> {
     const channel: Channel = {
       post: (msg, transfer) => thread.postMessage(msg, transfer),
       terminate: async () => void (await thread.terminate()),
+      hold: (busy) => (busy ? thread.ref() : thread.unref()),
     };
+    if (this.options.idleUnref) thread.unref();
     thread.on("message", (msg: { id: number; error?: string }) => this.settle(channel, msg));
     thread.on("error", (error) => this.fail(channel, error));
     return channel;
@@ -143,6 +152,7 @@ export class WorkerPool<In, Out> {
       const id = this.nextId++;
       this.pending.set(id, { resolve: job.resolve, reject: job.reject, worker: best });
       this.inflight.set(best, (this.inflight.get(best) as number) + 1);
+      if (this.options.idleUnref) best.hold?.(true);
       best.post({ id, ...(job.input as object) }, job.transfer);
     }
   }
@@ -151,6 +161,7 @@ export class WorkerPool<In, Out> {
     const job = this.pending.get(msg.id);
     this.pending.delete(msg.id);
     this.inflight.set(worker, (this.inflight.get(worker) as number) - 1);
+    if (this.options.idleUnref && this.inflight.get(worker) === 0) worker.hold?.(false);
     if (msg.error !== undefined) job?.reject(new Error(msg.error));
     else job?.resolve(msg as Out);
     this.pump();

@@ -11,6 +11,12 @@ export interface SplitFile {
   metadata: ThriftStruct;
 }
 
+/** A file to assemble: its body as parts (joined once, with the footer, into one allocation). */
+export interface FileParts {
+  body: Uint8Array | Uint8Array[];
+  metadata: ThriftStruct;
+}
+
 const PAR1 = [0x50, 0x41, 0x52, 0x31];
 
 export function splitFooter(bytes: Uint8Array): SplitFile {
@@ -26,12 +32,18 @@ export function splitFooter(bytes: Uint8Array): SplitFile {
   return { body: bytes.subarray(0, start), metadata: struct };
 }
 
-export function joinFooter(file: SplitFile): Uint8Array {
+export function joinFooter(file: FileParts): Uint8Array {
   const meta = encodeStruct(file.metadata);
-  const out = new Uint8Array(file.body.byteLength + meta.byteLength + 8);
-  out.set(file.body, 0);
-  out.set(meta, file.body.byteLength);
-  const tail = file.body.byteLength + meta.byteLength;
+  const parts = Array.isArray(file.body) ? file.body : [file.body];
+  const size = parts.reduce((n, p) => n + p.byteLength, 0);
+  const out = new Uint8Array(size + meta.byteLength + 8);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  out.set(meta, size);
+  const tail = size + meta.byteLength;
   new DataView(out.buffer).setUint32(tail, meta.byteLength, true);
   out.set(PAR1, tail + 4);
   return out;

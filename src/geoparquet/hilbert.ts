@@ -60,29 +60,37 @@ export function hilbertIndex(x: number, y: number): number {
 }
 
 /**
- * Stable LSD radix sort of row numbers by uint32 key, in place: two 16-bit passes through one scratch buffer,
- * so the result lands back in `rows`. O(n), and no memory beyond the scratch.
+ * Stable LSD radix sort of row numbers by uint32 key, in place: two 16-bit passes that carry each key with its
+ * row, so every pass reads both arrays front to back (looking keys up by row instead was a cache miss per row).
+ * Returns the keys in sorted order.
  */
-function radixSortInPlace(keys: Uint32Array, rows: Uint32Array): void {
+function radixSortInPlace(rowKeys: Uint32Array, rows: Uint32Array): Uint32Array {
   const n = rows.length;
+  let keys = new Uint32Array(n);
+  for (let i = 0; i < n; i++) keys[i] = rowKeys[rows[i] as number] as number; // rows ascend here: sequential
   let src: Uint32Array = rows;
   let dst: Uint32Array = new Uint32Array(n);
+  let keysDst = new Uint32Array(n);
   const counts = new Uint32Array(65_537);
   for (const shift of [0, 16]) {
     counts.fill(0);
     for (let i = 0; i < n; i++) {
-      const bucket = (((keys[src[i] as number] as number) >>> shift) & 0xffff) + 1;
+      const bucket = (((keys[i] as number) >>> shift) & 0xffff) + 1;
       counts[bucket] = (counts[bucket] as number) + 1;
     }
     for (let b = 0; b < 65_536; b++) counts[b + 1] = (counts[b + 1] as number) + (counts[b] as number);
     for (let i = 0; i < n; i++) {
-      const row = src[i] as number;
-      const bucket = ((keys[row] as number) >>> shift) & 0xffff;
-      dst[counts[bucket] as number] = row;
-      counts[bucket] = (counts[bucket] as number) + 1;
+      const key = keys[i] as number;
+      const bucket = (key >>> shift) & 0xffff;
+      const at = counts[bucket] as number;
+      dst[at] = src[i] as number;
+      keysDst[at] = key;
+      counts[bucket] = at + 1;
     }
     [src, dst] = [dst, src];
+    [keys, keysDst] = [keysDst, keys];
   }
+  return keys;
 }
 
 /**
@@ -118,13 +126,13 @@ export function hilbertOrder(bboxes: Float64Array, tieBreak?: (a: number, b: num
     }
   }
   order.subarray(located).reverse();
-  radixSortInPlace(keys, order.subarray(0, located));
+  const sorted = radixSortInPlace(keys, order.subarray(0, located));
   if (tieBreak) {
     // Re-sort each run of equal keys, and the run of empties, by the id, so input row order cannot matter.
     for (let start = 0; start < located;) {
-      const key = keys[order[start] as number];
+      const key = sorted[start];
       let end = start + 1;
-      while (end < located && keys[order[end] as number] === key) end++;
+      while (end < located && sorted[end] === key) end++;
       if (end - start > 1) order.subarray(start, end).sort((a, b) => tieBreak(a, b) || a - b);
       start = end;
     }

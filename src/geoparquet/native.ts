@@ -1,7 +1,7 @@
 import { WKB_CODE } from "../geo/geometry.js";
 import type { GeometryType } from "../geo/geometry.js";
 import { readHeader } from "../geo/wkb.js";
-import { joinFooter, splitFooter, topLevelElements } from "./footer.js";
+import { topLevelElements } from "./footer.js";
 import { field, list, listField, setField, struct, structField, T, text, ThriftError, utf8 } from "./thrift.js";
 import type { ThriftStruct } from "./thrift.js";
 
@@ -71,15 +71,14 @@ function boundingBox(b: [number, number, number, number]): ThriftStruct {
 }
 
 /**
- * Marks `column` as GEOMETRY (crs: the PROJJSON text, or none for OGC:CRS84, the type's default) and gives each
+ * Marks (in the FileMetaData, before it is written) `column` as GEOMETRY (crs: the PROJJSON text, or none for OGC:CRS84, the type's default) and gives each
  * of its chunks `geospatial_statistics`; `groups` are the row groups in file order.
  */
 export function annotateGeometry(
-  bytes: Uint8Array,
+  metadata: ThriftStruct,
   args: { column: string; crs: string | undefined; groups: GroupGeoStats[] },
-): Uint8Array {
-  const file = splitFooter(bytes);
-  const element = topLevelElements(listField(file.metadata, FILE.schema) as ThriftStruct[]).get(args.column);
+): void {
+  const element = topLevelElements(listField(metadata, FILE.schema) as ThriftStruct[]).get(args.column);
   if (!element || field(element, SCHEMA.type) !== 6 /* BYTE_ARRAY */)
     throw new ThriftError(`column '${args.column}' is not a top-level BYTE_ARRAY column`);
   const geometryType = struct(...(args.crs ? [{ id: 1, type: T.BINARY, value: utf8(args.crs) }] : []));
@@ -90,7 +89,7 @@ export function annotateGeometry(
     struct({ id: LOGICAL_GEOMETRY, type: T.STRUCT, value: geometryType }),
   );
 
-  const rowGroups = listField(file.metadata, FILE.rowGroups) as ThriftStruct[];
+  const rowGroups = listField(metadata, FILE.rowGroups) as ThriftStruct[];
   if (rowGroups.length !== args.groups.length)
     throw new ThriftError(
       `the file has ${rowGroups.length} row groups, statistics were given for ${args.groups.length}`,
@@ -109,5 +108,4 @@ export function annotateGeometry(
     if (!structField(meta, META.statistics))
       setField(meta, META.statistics, T.STRUCT, struct({ id: NULL_COUNT, type: T.I64, value: 0n }));
   });
-  return joinFooter(file);
 }

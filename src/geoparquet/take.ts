@@ -2,6 +2,42 @@ import { Binary, Bool, DataType, makeBuilder, makeData, makeVector, Utf8, Vector
 import type { Data } from "apache-arrow";
 import { compactChunks } from "./columns.js";
 
+/**
+ * The rows of one group in ascending source order, with where each goes: reading the source front to back lets
+ * the CPU prefetch it, and the scattered writes land in a group-sized buffer that stays in cache. Measured 2–4×
+ * faster than gathering in output order from a large, randomly permuted source (docs/geoparquet.md).
+ */
+export interface AscendingPlan {
+  src: Uint32Array;
+  dst: Uint32Array;
+}
+
+export function ascendingPlan(order: Uint32Array): AscendingPlan {
+  const n = order.length;
+  let idx = new Uint32Array(n);
+  let tmp = new Uint32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  const counts = new Uint32Array(65_537);
+  for (const shift of [0, 16]) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const b = (((order[idx[i] as number] as number) >>> shift) & 0xffff) + 1;
+      counts[b] = (counts[b] as number) + 1;
+    }
+    for (let b = 0; b < 65_536; b++) counts[b + 1] = (counts[b + 1] as number) + (counts[b] as number);
+    for (let i = 0; i < n; i++) {
+      const k = idx[i] as number;
+      const b = ((order[k] as number) >>> shift) & 0xffff;
+      tmp[counts[b] as number] = k;
+      counts[b] = (counts[b] as number) + 1;
+    }
+    [idx, tmp] = [tmp, idx];
+  }
+  const src = tmp; // reuse the scratch buffer
+  for (let i = 0; i < n; i++) src[i] = order[idx[i] as number] as number;
+  return { src, dst: idx };
+}
+
 /** Gathers a validity bitmap; undefined when nothing is null. */
 function takeNulls(data: Data, order: Uint32Array): { nullBitmap: Uint8Array | undefined; nullCount: number } {
   if (!data.nullCount || !data.nullBitmap) return { nullBitmap: undefined, nullCount: 0 };
@@ -16,15 +52,15 @@ function takeNulls(data: Data, order: Uint32Array): { nullBitmap: Uint8Array | u
   return { nullBitmap: out, nullCount: nulls };
 }
 
-function gatherFloat64(values: Float64Array, order: Uint32Array): Float64Array {
-  const out = new Float64Array(order.length);
-  for (let i = 0; i < order.length; i++) out[i] = values[order[i] as number] as number;
+function gatherFloat64(values: Float64Array, { src, dst }: AscendingPlan): Float64Array {
+  const out = new Float64Array(src.length);
+  for (let k = 0; k < src.length; k++) out[dst[k] as number] = values[src[k] as number] as number;
   return out;
 }
 
-function gatherInt32(values: Int32Array, order: Uint32Array): Int32Array {
-  const out = new Int32Array(order.length);
-  for (let i = 0; i < order.length; i++) out[i] = values[order[i] as number] as number;
+function gatherInt32(values: Int32Array, { src, dst }: AscendingPlan): Int32Array {
+  const out = new Int32Array(src.length);
+  for (let k = 0; k < src.length; k++) out[dst[k] as number] = values[src[k] as number] as number;
   return out;
 }
 
@@ -32,26 +68,60 @@ function gatherInt32(values: Int32Array, order: Uint32Array): Int32Array {
  * Variable-width values in `order`: offsets first, then the bytes. Its own function, so the loops stay optimised
  * for this shape whatever other column types take() sees.
  */
+const widths = new WeakMap<Int32Array, number>();
+/** The one length every value of a column has (points' WKB: 21 bytes), or -1; computed once per column. */
+function uniformWidth(offs: Int32Array): number {
+  let w = widths.get(offs);
+  if (w === undefined) {
+    w = offs.length > 1 ? (offs[1] as number) - (offs[0] as number) : -1;
+    for (let i = 1; i < offs.length && w >= 0; i++) if ((offs[i] as number) - (offs[i - 1] as number) !== w) w = -1;
+    widths.set(offs, w);
+  }
+  return w;
+}
+
+/** Values of one width: no offsets to look up per row, which costs a cache miss each in a permuted order. */
+function gatherFixedBytes(
+  base: number,
+  width: number,
+  values: Uint8Array,
+  { src, dst }: AscendingPlan,
+): { offsets: Int32Array; out: Uint8Array } {
+  const n = src.length;
+  const offsets = new Int32Array(n + 1);
+  for (let i = 1; i <= n; i++) offsets[i] = i * width;
+  const out = new Uint8Array(n * width);
+  for (let k = 0; k < n; k++) {
+    const from = base + (src[k] as number) * width;
+    const at = (dst[k] as number) * width;
+    for (let q = 0; q < width; q++) out[at + q] = values[from + q] as number;
+  }
+  return { offsets, out };
+}
+
 function gatherBytes(
   offs: Int32Array,
   values: Uint8Array,
-  order: Uint32Array,
+  plan: AscendingPlan,
 ): { offsets: Int32Array; out: Uint8Array } {
-  const offsets = new Int32Array(order.length + 1);
-  let total = 0;
-  for (let i = 0; i < order.length; i++) {
-    const j = order[i] as number;
-    total += (offs[j + 1] as number) - (offs[j] as number);
-    offsets[i + 1] = total;
+  const width = uniformWidth(offs);
+  if (width >= 0 && width <= 64) return gatherFixedBytes(offs[0] as number, width, values, plan);
+  const { src, dst } = plan;
+  const n = src.length;
+  const offsets = new Int32Array(n + 1);
+  for (let k = 0; k < n; k++) {
+    const j = src[k] as number;
+    offsets[(dst[k] as number) + 1] = (offs[j + 1] as number) - (offs[j] as number);
   }
-  const out = new Uint8Array(total);
-  for (let i = 0; i < order.length; i++) {
-    const j = order[i] as number;
+  for (let i = 0; i < n; i++) offsets[i + 1] = (offsets[i + 1] as number) + (offsets[i] as number);
+  const out = new Uint8Array(offsets[n] as number);
+  for (let k = 0; k < n; k++) {
+    const j = src[k] as number;
     const from = offs[j] as number;
     const to = offs[j + 1] as number;
-    const at = offsets[i] as number;
+    const at = offsets[dst[k] as number] as number;
     // Short values (points are 21 bytes) copy faster byte by byte than through a subarray view.
-    if (to - from <= 64) for (let k = from; k < to; k++) out[at + k - from] = values[k] as number;
+    if (to - from <= 64) for (let q = from; q < to; q++) out[at + q - from] = values[q] as number;
     else out.set(values.subarray(from, to), at);
   }
   return { offsets, out };
@@ -73,12 +143,12 @@ function plain(value: unknown): unknown {
  * Utf8, fixed-width and boolean columns take a fast path on their buffers; anything else goes through an Arrow
  * builder row by row.
  */
-export function take(input: Vector, order: Uint32Array): Vector {
+export function take(input: Vector, order: Uint32Array, plan: AscendingPlan = ascendingPlan(order)): Vector {
   const vector = compactChunks(input);
   const chunk = vector.data.length === 1 ? (vector.data[0] as Data) : undefined;
   const type = vector.type as DataType;
   if (chunk && (DataType.isBinary(type) || DataType.isUtf8(type)) && chunk.valueOffsets instanceof Int32Array) {
-    const { offsets, out } = gatherBytes(chunk.valueOffsets, chunk.values as Uint8Array, order);
+    const { offsets, out } = gatherBytes(chunk.valueOffsets, chunk.values as Uint8Array, plan);
     const t = DataType.isBinary(type) ? new Binary() : new Utf8();
     return makeVector(
       makeData({
@@ -113,8 +183,8 @@ export function take(input: Vector, order: Uint32Array): Vector {
     };
     const stride = chunk.stride;
     let out: ArrayLike<unknown>;
-    if (values instanceof Float64Array && stride === 1) out = gatherFloat64(values, order);
-    else if (values instanceof Int32Array && stride === 1) out = gatherInt32(values, order);
+    if (values instanceof Float64Array && stride === 1) out = gatherFloat64(values, plan);
+    else if (values instanceof Int32Array && stride === 1) out = gatherInt32(values, plan);
     else {
       const o = new values.constructor(order.length * stride);
       for (let i = 0; i < order.length; i++) {

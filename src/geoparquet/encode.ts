@@ -1,0 +1,43 @@
+import { tableToIPC } from "apache-arrow";
+import type { Table } from "apache-arrow";
+import * as parquet from "parquet-wasm";
+import { zstdPages } from "./zstd-pages.js";
+
+/**
+ * One row group → one complete Parquet file: parquet-rs (in parquet-wasm) encodes it uncompressed, zstd-wasm
+ * compresses its pages (zstd-pages.ts). The writer encodes groups here, on its own thread or on encode workers,
+ * and splices them into one file (splice.ts). Call zstdReady() first.
+ */
+
+/** Pinned into every file's created_by; see WRITER_ID in write.ts. */
+export interface EncodeSettings {
+  createdBy: string;
+  geo: string;
+  rowGroupRows: number;
+  geometryColumn: string;
+  stringColumns: string[];
+}
+
+/** The writer properties (parquet-wasm consumes them, so one set per use). */
+function writerProperties(s: EncodeSettings): parquet.WriterProperties {
+  let builder = new parquet.WriterPropertiesBuilder()
+    .setCreatedBy(s.createdBy)
+    .setCompression(parquet.Compression.UNCOMPRESSED) // zstd comes after, outside parquet-wasm
+    .setDictionaryEnabled(false)
+    .setMaxRowGroupSize(s.rowGroupRows)
+    .setKeyValueMetadata(new Map([["geo", s.geo]]));
+  // Repeated strings (names, codes) shrink a lot with a dictionary; geometry and numbers do not.
+  for (const name of s.stringColumns) builder = builder.setColumnDictionaryEnabled(name, true);
+  // Min/max of WKB bytes prunes nothing (the bbox covering columns carry the useful statistics); skip the work.
+  builder = builder.setColumnStatisticsEnabled(s.geometryColumn, parquet.EnabledStatistics.None);
+  return builder.build();
+}
+
+/** Arrow IPC stream bytes of one row group → a Parquet file holding exactly that row group. */
+export function encodeIpcGroup(ipc: Uint8Array, settings: EncodeSettings): Uint8Array {
+  return zstdPages(parquet.writeParquet(parquet.Table.fromIPCStream(ipc), writerProperties(settings)));
+}
+
+export function groupIpc(group: Table): Uint8Array {
+  return tableToIPC(group, "stream");
+}
