@@ -254,7 +254,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       "--threads <n>",
-      "with --workers 0: worker threads for geometry validation (default: one per core)",
+      "with --workers 0: threads for geometry validation and for encoding row groups (default: one per core)",
       wholeNumber(0),
     )
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")

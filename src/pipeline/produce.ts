@@ -63,6 +63,7 @@ export async function produce(
     idColumn: task.idColumn,
     stats,
     format: task.format,
+    threads: opts.encodeThreads,
   });
   const temp = tempKey(partition, runId, plan.key);
   onTemp(temp);

@@ -57,6 +57,8 @@ export interface RefreshOptions {
   versions: VersionsFile;
   params?: Record<string, unknown>;
   validator?: GeometryValidator;
+  /** Threads that encode the artifact's row groups (this one plus workers; default 1). Bytes do not depend on it. */
+  encodeThreads?: number;
   /** Promote even when plausibility objects; recorded in the manifest entry. */
   overridePlausibility?: boolean;
   runId?: string;

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { GeometryValidator } from "../geo/validity.js";
 import { WorkerPool } from "../geo/worker-pool.js";
 import type { KnownManifest } from "../manifest/checks.js";
@@ -45,9 +46,13 @@ export function runnerFor(ctx: RunnerContext): PartitionRunner {
   return pooled ? poolRunner(ctx) : inlineRunner(ctx);
 }
 
-/** Everything on this thread, with geometry validation on `threads` worker threads. */
+/**
+ * Everything on this thread, with geometry validation on `threads` worker threads and the artifact's row groups
+ * encoded on as many (this thread among them). Pooled partition workers encode on their own thread instead.
+ */
 function inlineRunner({ opts, artifactIndex, proven }: RunnerContext): PartitionRunner {
   const validator = new GeometryValidator({ threads: opts.threads });
+  const encodeThreads = Math.max(1, opts.threads ?? availableParallelism());
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   return {
     refresh: (partition, known) =>
@@ -59,6 +64,7 @@ function inlineRunner({ opts, artifactIndex, proven }: RunnerContext): Partition
           versions: opts.versions,
           params: opts.params,
           validator,
+          encodeThreads,
           overridePlausibility: opts.overridePlausibility,
         },
         { inputCache, artifactIndex, proven, knownManifests: known },
