@@ -97,7 +97,13 @@ class WkbRewriter {
 
   private geometry(depth: number, expected: GeometryType | undefined): GeometryType {
     const at = this.pos;
-    const { le, type, z, body } = readHeader(this.src, at, this.end, this.row, depth, expected);
+    const { le, type, z, m, body } = readHeader(this.src, at, this.end, this.row, depth, expected);
+    if (m)
+      throw new WkbError(
+        "M coordinates are not supported (georefresh stores XY or XYZ); drop M in compute",
+        this.row,
+        at,
+      );
     if (depth === 0) this.z = z;
     else if (z !== this.z)
       throw new WkbError(

@@ -36,9 +36,8 @@ class WkbScanner {
     return k;
   }
 
-  points(k: number, le: boolean, z: boolean): void {
+  points(k: number, le: boolean, z: boolean, stride: number): void {
     const { view, visitor } = this;
-    const stride = z ? 24 : 16;
     let pos = this.pos;
     for (let i = 0; i < k; i++, pos += stride)
       visitor.coord(
@@ -50,24 +49,25 @@ class WkbScanner {
   }
 
   geometry(depth: number, expected?: GeometryType): { type: GeometryType; z: boolean } {
-    const { le, type, z, body } = readHeader(this.view, this.pos, this.end, this.row, depth, expected);
+    const { le, type, z, m, body } = readHeader(this.view, this.pos, this.end, this.row, depth, expected);
     this.pos = body;
-    const stride = z ? 24 : 16;
+    const stride = 16 + (z ? 8 : 0) + (m ? 8 : 0); // M values are stepped over
+
     if (type === "Point") {
       this.need(stride, "coordinate");
       const x = this.view.getFloat64(this.pos, le);
       const y = this.view.getFloat64(this.pos + 8, le);
       if (!(Number.isNaN(x) && Number.isNaN(y)))
-        this.points(1, le, z); // NaN, NaN is POINT EMPTY
+        this.points(1, le, z, stride); // NaN, NaN is POINT EMPTY
       else this.pos += stride;
     } else if (type === "LineString") {
-      this.points(this.count(le, "point count", stride), le, z);
+      this.points(this.count(le, "point count", stride), le, z, stride);
     } else if (type === "Polygon") {
       const rings = this.count(le, "ring count", 4);
       for (let r = 0; r < rings; r++) {
         const n = this.count(le, "point count", stride);
         this.visitor.ringStart?.(r > 0);
-        this.points(n, le, z);
+        this.points(n, le, z, stride);
         this.visitor.ringEnd?.();
       }
     } else {

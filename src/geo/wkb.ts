@@ -218,7 +218,10 @@ export function encodeWkb(geometry: Geometry): Uint8Array {
   return encodeWkbColumn([geometry]).data;
 }
 
-/** Reads the type word of a WKB value: base type, Z, M, and whether an EWKB SRID follows. */
+/**
+ * Reads the type word of a WKB value: base type, Z, M, and whether an EWKB SRID follows. Readers skip M values
+ * (GeoParquet 2.0 allows XYM and XYZM); the writer path refuses them where it canonicalises (wkb-rewrite.ts).
+ */
 export function readType(view: DataView, pos: number, le: boolean, row: number | undefined) {
   const raw = view.getUint32(pos, le);
   let code = raw & 0x0fffffff;
@@ -229,8 +232,7 @@ export function readType(view: DataView, pos: number, le: boolean, row: number |
   else if (code >= 2000) [m, code] = [true, code - 2000];
   else if (code >= 1000) [z, code] = [true, code - 1000];
   if (code < 1 || code > 7) throw new WkbError(`unknown geometry type code ${raw}`, row, pos);
-  if (m) throw new WkbError("M coordinates are not supported (GeoParquet stores XY or XYZ)", row, pos);
-  return { type: TYPE_OF_CODE[code] as GeometryType, z, srid };
+  return { type: TYPE_OF_CODE[code] as GeometryType, z, m, srid };
 }
 
 /** The part type each Multi* geometry must hold. */
@@ -258,17 +260,19 @@ export function readHeader(
   const order = view.getUint8(at);
   if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, row, at);
   const le = order === 1;
-  const { type, z, srid } = readType(view, at + 1, le, row);
+  const { type, z, m, srid } = readType(view, at + 1, le, row);
   if (expected && type !== expected) throw new WkbError(`a part is a ${type}, expected ${expected}`, row, at);
   if (srid && at + 9 > end) throw new WkbError(`truncated: SRID needs 4 bytes, ${end - at - 5} left`, row, at + 5);
-  return { le, type, z, body: at + (srid ? 9 : 5) };
+  return { le, type, z, m, body: at + (srid ? 9 : 5) };
 }
 
 /** Reads WKB values; methods instead of per-call closures keep decoding cheap on hot paths. */
 class WkbReader {
   pos = 0;
   private le = true;
+  /** Doubles per position (2–4) and whether the third is Z. */
   private d = 2;
+  private z = false;
   private readonly view: DataView;
 
   constructor(
@@ -305,8 +309,8 @@ class WkbReader {
   position(): Position {
     const { view, le } = this;
     const p = [view.getFloat64(this.pos, le), view.getFloat64(this.pos + 8, le)];
-    if (this.d === 3) p.push(view.getFloat64(this.pos + 16, le));
-    this.pos += 8 * this.d;
+    if (this.z) p.push(view.getFloat64(this.pos + 16, le));
+    this.pos += 8 * this.d; // an M value, if any, is read past: positions are XY or XYZ
     return p;
   }
 
@@ -338,13 +342,14 @@ class WkbReader {
     if (order > 1) throw new WkbError(`byte order marker ${order} (must be 0 or 1)`, this.row, this.pos);
     // Each value carries its own byte order; children of a collection may differ from their parent.
     this.le = order === 1;
-    const { type, z, srid } = readType(this.view, this.pos + 1, this.le, this.row);
+    const { type, z, m, srid } = readType(this.view, this.pos + 1, this.le, this.row);
     this.pos += 5;
     if (srid) {
       this.need(4, "SRID");
       this.pos += 4;
     }
-    this.d = z ? 3 : 2;
+    this.z = z;
+    this.d = 2 + (z ? 1 : 0) + (m ? 1 : 0);
     switch (type) {
       case "Point": {
         this.need(8 * this.d, "coordinate");
@@ -396,7 +401,7 @@ export function decodeWkb(bytes: Uint8Array, row?: number): Geometry {
 /** What metadata checks need from one WKB value: its type string (with " Z"), bbox, and any non-finite x/y. */
 export function wkbSummary(bytes: Uint8Array, row?: number): { type: string; bbox: BBox; nonFinite: boolean } {
   const g = decodeWkb(bytes, row);
-  const { z } = readType(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), 1, bytes[0] === 1, row);
+  const { z, m } = readType(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), 1, bytes[0] === 1, row);
   const bbox = emptyBBox();
   let nonFinite = false;
   forEachPosition(g, (p) => {
@@ -410,7 +415,7 @@ export function wkbSummary(bytes: Uint8Array, row?: number): { type: string; bbo
       if (y > bbox[3]) bbox[3] = y;
     }
   });
-  return { type: z ? `${g.type} Z` : g.type, bbox, nonFinite };
+  return { type: `${g.type}${z && m ? " ZM" : z ? " Z" : m ? " M" : ""}`, bbox, nonFinite };
 }
 
 export function forEachPosition(g: Geometry, fn: (p: Position) => void): void {

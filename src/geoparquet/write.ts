@@ -95,6 +95,11 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
       `'${geometryColumn}' has ${geometry.nullCount} null geometries; write an empty geometry instead`,
     );
   const stats = options.stats ?? statsFromWkb(wkb.data, wkb.offsets);
+  const measured = [...stats.types].filter((t) => / Z?M$/.test(t));
+  if (measured.length)
+    throw new GeoParquetWriteError(
+      `'${geometryColumn}' holds ${measured.join(", ")}: M coordinates are not supported (georefresh stores XY or XYZ)`,
+    );
 
   const id = options.idColumn ? input.getChild(options.idColumn) : undefined;
   if (options.idColumn && !id)

@@ -74,5 +74,9 @@ describe("rewriting a WKB column", () => {
     );
     const trailing = column([Uint8Array.from([...poly, 0])]);
     expect(() => rewriteWkbColumn(trailing.data, trailing.offsets)).toThrow(/1 bytes left over/);
+    const xym = column([Uint8Array.from(Buffer.from("01d1070000" + "0".repeat(48), "hex"))]);
+    expect(() => rewriteWkbColumn(xym.data, xym.offsets)).toThrow(
+      /row 0: invalid WKB at byte 0: M coordinates are not supported \(georefresh stores XY or XYZ\)/,
+    );
   });
 });

@@ -61,13 +61,30 @@ describe("WKB codec", () => {
     });
   });
 
+  it("reads XYM and XYZM (GeoParquet 2.0) by stepping over M: the types say M, positions stay XY or XYZ", () => {
+    const xym = hex("01 d1070000 000000000000f03f 0000000000000040 0000000000000840");
+    expect(decodeWkb(xym)).toEqual({ type: "Point", coordinates: [1, 2] });
+    expect(wkbSummary(xym)).toMatchObject({ type: "Point M", bbox: [1, 2, 1, 2] });
+    // LineString ZM, big-endian: 2 points of x y z m
+    const zm = hex(
+      "00 00000bba 00000002 3ff0000000000000 4000000000000000 4008000000000000 4010000000000000 4014000000000000 4018000000000000 401c000000000000 4020000000000000",
+    );
+    expect(decodeWkb(zm)).toEqual({
+      type: "LineString",
+      coordinates: [
+        [1, 2, 3],
+        [5, 6, 7],
+      ],
+    });
+    expect(wkbSummary(zm)).toMatchObject({ type: "LineString ZM", bbox: [1, 2, 5, 6] });
+  });
+
   it("names the row and byte offset of malformed WKB", () => {
     const poly = encodeWkb(ALL[5] as Geometry);
     const cases: [Uint8Array, RegExp][] = [
       [poly.subarray(0, poly.byteLength - 3), /row 7: invalid WKB at byte \d+: truncated/],
       [hex("02 01000000"), /row 7: invalid WKB at byte 0: byte order marker 2/],
       [hex("01 09000000"), /row 7: invalid WKB at byte 1: unknown geometry type code 9/],
-      [hex("01 d1070000 000000000000f03f 0000000000000040 0000000000000840"), /M coordinates are not supported/],
       [new Uint8Array([...encodeWkb({ type: "Point", coordinates: [1, 2] }), 0]), /1 bytes left over/],
       [hex("01 03000000 ffffffff"), /truncated: 4294967295 × ring needs/],
       [hex("01 04000000 01000000 01 02000000 00000000"), /MultiPoint holds a LineString, expected Point/],

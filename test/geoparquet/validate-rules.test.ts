@@ -20,7 +20,7 @@ import { runCli } from "../helpers/cli.js";
 import { duckdb } from "../helpers/duckdb.js";
 import { geoFor, writeDuckFile } from "../helpers/duck-file.js";
 import type { DuckFileOptions } from "../helpers/duck-file.js";
-import { chunkMetas, editFooter, editGeo } from "../helpers/footer-edit.js";
+import { chunkMetas, editFooter, editGeo, setGeo } from "../helpers/footer-edit.js";
 
 const dir = mkdtempSync(join(tmpdir(), "georefresh-rules-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,6 +62,11 @@ async function nativeFile(name: string, encoding: string, coords: unknown[], ver
   );
   return path;
 }
+
+const editGeoTypes = (geo: { columns: { geometry: object } }, types: string[]) => ({
+  ...geo,
+  columns: { geometry: { ...geo.columns.geometry, geometry_types: types } },
+});
 
 describe("validate rules", () => {
   let ours11: Uint8Array;
@@ -175,6 +180,32 @@ describe("validate rules", () => {
     expect(r20.errors).toEqual([]);
     expect(r20.warnings.map((w) => w.message)).toEqual([
       "geometry_types declares Point M, Point ZM, which no row holds",
+    ]);
+  });
+
+  it("XYM and XYZM rows of a 2.0 file (DuckDB's native GEOMETRY) pass, each checked by GEOS", async () => {
+    const path = join(dir, "m.parquet");
+    const wkt = ["POINT M (1 2 3)", "LINESTRING ZM (0 0 1 2, 1 1 3 4)", "POLYGON M ((0 0 1, 1 0 1, 1 1 1, 0 0 1))"];
+    const values = wkt.map((w, i) => `(${i}, '${w}'::GEOMETRY)`).join(", ");
+    await (
+      await duckdb()
+    ).run(
+      `COPY (SELECT * FROM (VALUES ${values}) t(id, geometry)) TO '${path}' (FORMAT parquet, COMPRESSION zstd, GEOPARQUET_VERSION 'V2')`,
+    );
+    // DuckDB writes the native type and statistics for M but no `geo` key; the one it would write is added.
+    const types = ["Point M", "LineString ZM", "Polygon M"];
+    const geo = {
+      version: "2.0.0",
+      primary_column: "geometry",
+      columns: { geometry: { encoding: "WKB", geometry_types: types } },
+    };
+    const r = await check(setGeo(new Uint8Array(readFileSync(path)), geo));
+    expect(r.errors).toEqual([]);
+    const lying = await check(
+      setGeo(new Uint8Array(readFileSync(path)), editGeoTypes(geo, ["Point", "LineString", "Polygon"])),
+    );
+    expect(lying.errors.map((e) => e.message)).toEqual([
+      "data holds Point M, LineString ZM, Polygon M, which geometry_types [Point, LineString, Polygon] does not declare",
     ]);
   });
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Table, Utf8, vectorFromArray } from "apache-arrow";
+import { Binary, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { crsFromCode, crsFromGeoParquet } from "../../src/geo/crs.js";
 import type { Geometry } from "../../src/geo/geometry.js";
@@ -237,6 +237,11 @@ describe("GeoParquet write and read", () => {
     );
     await expect(writeGeoParquet(featuresToTable([]).table, { crs: CRS84, rowGroupRows: 1000 })).rejects.toThrow(
       /multiple of 1024/,
+    );
+    const xym = Uint8Array.from(Buffer.from("01d1070000" + "0".repeat(48), "hex"));
+    const measured = new Table({ geometry: vectorFromArray([xym], new Binary()) });
+    await expect(writeGeoParquet(measured, { crs: CRS84 })).rejects.toThrow(
+      /'geometry' holds Point M: M coordinates are not supported/,
     );
   });
 });

@@ -1,5 +1,5 @@
 import { joinFooter, splitFooter } from "../../src/geoparquet/footer.js";
-import { field, listField, setField, structField, T, text, utf8 } from "../../src/geoparquet/thrift.js";
+import { field, list, listField, setField, struct, structField, T, text, utf8 } from "../../src/geoparquet/thrift.js";
 import type { ThriftStruct } from "../../src/geoparquet/thrift.js";
 
 /**
@@ -32,4 +32,18 @@ export function chunkMetas(m: ThriftStruct): { group: number; path: string[]; me
       return meta ? [{ group, path: listField(meta, 3).map((p) => text(p) as string), meta }] : [];
     }),
   );
+}
+
+/** Sets the `geo` key to `geo`, adding it when the writer wrote none. */
+export function setGeo(bytes: Uint8Array, geo: unknown): Uint8Array {
+  return editFooter(bytes, (m) => {
+    const kvs = (listField(m, 5) as ThriftStruct[]).filter((kv) => text(field(kv, 1)) !== "geo");
+    kvs.push(
+      struct(
+        { id: 1, type: T.BINARY, value: utf8("geo") },
+        { id: 2, type: T.BINARY, value: utf8(JSON.stringify(geo)) },
+      ),
+    );
+    setField(m, 5, T.LIST, list(T.STRUCT, kvs));
+  });
 }
