@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { crsFromCode, CrsError } from "../geo/crs.js";
 import { GeoParquetReadError } from "../geoparquet/read.js";
-import { validateGeoParquetFile } from "../geoparquet/validate.js";
+import { RULES, validateGeoParquetFile } from "../geoparquet/validate.js";
 import type { FileReport } from "../geoparquet/validate.js";
 import { isStoreError } from "../store/errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -25,7 +25,7 @@ export function registerValidate(program: Command): void {
   program
     .command("validate")
     .description(
-      "check GeoParquet files on every row: metadata rules, WKB, OGC validity (GEOS), finite coordinates, CRS domain",
+      "check GeoParquet 1.0, 1.1 and 2.0 files on every row: metadata rules, WKB or GeoArrow, OGC validity (GEOS), finite coordinates, CRS domain, native statistics, best practice",
     )
     .argument("<files...>", "local paths, file:// or s3://bucket/key URLs")
     .option("--json", "print one JSON report")
@@ -50,6 +50,19 @@ export function registerValidate(program: Command): void {
           expectCrs = opts.expectCrs ? crsFromCode(opts.expectCrs) : undefined;
         } catch (error) {
           err(`georefresh: --expect-crs: ${(error as CrsError).message}\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        const ignore =
+          opts.ignore
+            ?.split(",")
+            .map((r) => r.trim())
+            .filter(Boolean) ?? [];
+        const unknown = ignore.filter((r) => !(RULES as readonly string[]).includes(r));
+        if (unknown.length) {
+          err(
+            `georefresh: --ignore: unknown rule ${unknown.map((r) => JSON.stringify(r)).join(", ")} (rules: ${RULES.join(", ")})\n`,
+          );
           process.exitCode = EXIT.usage;
           return;
         }

@@ -28,6 +28,37 @@ import { ThriftError } from "./thrift.js";
 
 export type { Finding } from "./validate-metadata.js";
 
+/** Every rule name a finding can carry (docs/validate.md): stable, so CI can --ignore one by name. */
+export const RULES = [
+  "geo-metadata",
+  "geo-schema",
+  "version",
+  "encoding",
+  "geometry-types",
+  "bbox",
+  "covering",
+  "crs",
+  "crs-projjson",
+  "geometry-column",
+  "native-type",
+  "native-crs",
+  "native-edges",
+  "native-statistics",
+  "parquet-footer",
+  "geometry-wkb",
+  "geometry-non-finite",
+  "geometry-domain",
+  "geometry-invalid",
+  "orientation",
+  "summary",
+  "compression",
+  "row-group-size",
+  "spatial-order",
+  "no-covering",
+  "covering-statistics",
+  "spherical-orientation",
+] as const;
+
 export interface FileReport {
   file: string;
   ok: boolean;

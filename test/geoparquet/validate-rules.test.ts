@@ -11,7 +11,7 @@ import { crsFromCode } from "../../src/geo/crs.js";
 import type { Geometry, Position } from "../../src/geo/geometry.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import type { Feature } from "../../src/geoparquet/features.js";
-import { validateGeoParquetFile } from "../../src/geoparquet/validate.js";
+import { RULES, validateGeoParquetFile } from "../../src/geoparquet/validate.js";
 import type { FileReport, ValidateFileOptions } from "../../src/geoparquet/validate.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
 import { field, setField, structField, T, utf8 } from "../../src/geoparquet/thrift.js";
@@ -35,11 +35,15 @@ const ring = (x: number, y: number, d = 1): Position[] => [
 const square = (x: number, y: number): Geometry => ({ type: "Polygon", coordinates: [ring(x, y)] });
 const duck = (name: string, geoms: Geometry[], geo: unknown, opts?: DuckFileOptions) =>
   writeDuckFile(join(dir, name), geoms, geo, opts);
-const check = async (bytes: Uint8Array | string, options: ValidateFileOptions = {}): Promise<FileReport> =>
-  validateGeoParquetFile(typeof bytes === "string" ? readFileSync(bytes) : bytes, "test.parquet", {
+const seen = new Set<string>();
+const check = async (bytes: Uint8Array | string, options: ValidateFileOptions = {}): Promise<FileReport> => {
+  const r = await validateGeoParquetFile(typeof bytes === "string" ? readFileSync(bytes) : bytes, "test.parquet", {
     threads: 0,
     ...options,
   });
+  for (const f of [...r.errors, ...r.warnings]) seen.add(f.rule);
+  return r;
+};
 const rules = (fs: { rule: string }[]) => [...new Set(fs.map((f) => f.rule))];
 
 /** A DuckDB literal in GeoArrow's separated layout: {x, y} structs nested in lists. */
@@ -291,6 +295,9 @@ describe("validate rules", () => {
     const ignored = await runCli(["validate", path, "--strict", "--ignore", "compression,no-covering,spatial-order"]);
     expect(ignored.code).toBe(0);
     expect(ignored.stdout).toBe(`${path}: ok (500 rows, OGC:CRS84)\n`);
+    const typo = await runCli(["validate", path, "--ignore", "compresion"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--ignore: unknown rule "compresion" \(rules: geo-metadata, /);
   });
 
   it("row groups far from 50k–150k rows in a big file warn (row-group-size)", async () => {
@@ -320,5 +327,10 @@ describe("validate rules", () => {
     expect(cli.stdout).toMatch(
       /ok \(4000 rows, OGC:CRS84\)\n {2}warning geometry-types \(column geometry\): geometry_types declares Polygon/,
     );
+  });
+
+  it("every rule a finding carried in these tests is a listed rule name", () => {
+    for (const r of seen) expect(RULES as readonly string[]).toContain(r);
+    expect(seen.size).toBeGreaterThanOrEqual(15);
   });
 });
