@@ -163,6 +163,39 @@ describe("validate rules", () => {
     expect(bad.errors[0]?.message).toMatch(/Self-intersection/);
   });
 
+  it("a GeoArrow column whose nesting is not its encoding's fails (geometry-column)", async () => {
+    const r = await check(await nativeFile("native-wrong.parquet", "polygon", [[1, 2]]));
+    expect(r.errors.map((e) => e.message)).toEqual([
+      "geometry column 'geometry' cannot hold encoding 'polygon': level 1 is Struct<{x:Float64, y:Float64}>, expected a list",
+    ]);
+  });
+
+  it("WKB that does not decode fails with its row (geometry-wkb); past maxRowFindings a summary counts the rest", async () => {
+    const bowtie: Geometry = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0],
+          [1, 1],
+          [1, 0],
+          [0, 1],
+          [0, 0],
+        ],
+      ],
+    };
+    const truncated = await duck("truncated-wkb.parquet", [square(0, 0)], geoFor("geom", []), {
+      columnSql: "from_hex('0101000000000000000000f03f')",
+    });
+    const r = await check(truncated);
+    expect(r.errors.map((e) => [e.rule, e.row])).toEqual([["geometry-wkb", 0]]);
+    expect(r.errors[0]?.message).toMatch(/truncated: coordinate needs 16 bytes, 8 left/);
+    const many = await check(await duck("bowties.parquet", [bowtie, bowtie, bowtie], geoFor("geom", [])), {
+      maxRowFindings: 1,
+    });
+    expect(many.errors.map((e) => e.rule)).toEqual(["geometry-invalid", "summary"]);
+    expect(many.errors[1]?.message).toBe("2 more row findings not listed (3 in all)");
+  });
+
   it("1.0 and 2.0 refuse native encodings (encoding)", async () => {
     for (const version of ["1.0.0", "2.0.0"]) {
       const r = await check(await nativeFile(`native-${version}.parquet`, "point", [[1, 2]], version));
