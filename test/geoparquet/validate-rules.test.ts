@@ -21,6 +21,7 @@ import { duckdb } from "../helpers/duckdb.js";
 import { geoFor, writeDuckFile } from "../helpers/duck-file.js";
 import type { DuckFileOptions } from "../helpers/duck-file.js";
 import { chunkMetas, editFooter, editGeo, setGeo } from "../helpers/footer-edit.js";
+import { INVALID } from "../geo/corpus.js";
 
 const dir = mkdtempSync(join(tmpdir(), "georefresh-rules-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -171,18 +172,7 @@ describe("validate rules", () => {
   });
 
   it("WKB that does not decode fails with its row (geometry-wkb); past maxRowFindings a summary counts the rest", async () => {
-    const bowtie: Geometry = {
-      type: "Polygon",
-      coordinates: [
-        [
-          [0, 0],
-          [1, 1],
-          [1, 0],
-          [0, 1],
-          [0, 0],
-        ],
-      ],
-    };
+    const bowtie = INVALID.find((c) => c.name === "bow-tie")?.geometry as Geometry;
     const truncated = await duck("truncated-wkb.parquet", [square(0, 0)], geoFor("geom", []), {
       columnSql: "from_hex('0101000000000000000000f03f')",
     });
