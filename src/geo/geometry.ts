@@ -23,6 +23,11 @@ export const WKB_CODE: Record<GeometryType, number> = {
   GeometryCollection: 7,
 };
 
+/** ISO WKB type code with its dimensions: +1000 Z, +2000 M, +3000 ZM (Parquet's geospatial_types use these). */
+export function isoTypeCode(type: GeometryType, z: boolean, m = false): number {
+  return WKB_CODE[type] + (z && m ? 3000 : m ? 2000 : z ? 1000 : 0);
+}
+
 export const TYPE_OF_CODE: GeometryType[] = [
   "Point",
   "Point",

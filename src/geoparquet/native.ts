@@ -1,5 +1,4 @@
-import { WKB_CODE } from "../geo/geometry.js";
-import type { GeometryType } from "../geo/geometry.js";
+import { isoTypeCode } from "../geo/geometry.js";
 import { readHeader } from "../geo/wkb.js";
 import { topLevelElements } from "./footer.js";
 import { field, list, listField, setField, struct, structField, T, text, ThriftError, utf8 } from "./thrift.js";
@@ -25,11 +24,6 @@ const ROW_GROUP_COLUMNS = 1;
 const CHUNK_META = 3;
 const META = { pathInSchema: 3, statistics: 12, geospatialStatistics: 17 } as const;
 const NULL_COUNT = 3;
-
-/** ISO WKB code with dimension: 1..7, +1000 for Z (GeoParquet's " Z"). */
-export function isoTypeCode(type: GeometryType, z: boolean): number {
-  return WKB_CODE[type] + (z ? 1000 : 0);
-}
 
 /** Accumulates one row group's statistics from its WKB values and their precomputed XY boxes (NaN = empty). */
 export class GroupStatsBuilder {

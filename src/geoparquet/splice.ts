@@ -1,4 +1,5 @@
 import { joinFooter, splitFooter } from "./footer.js";
+import { appendPageIndexes } from "./page-index.js";
 import { decodeStruct, encodeStruct, field, listField, setField, structField, T, ThriftError } from "./thrift.js";
 import type { ThriftList, ThriftStruct } from "./thrift.js";
 
@@ -80,29 +81,10 @@ export function spliceRowGroups(files: Uint8Array[], edit?: (metadata: ThriftStr
     deltas.push(pos - 4);
     pos += p.chunksEnd - 4;
   }
-  // Column indexes carry no offsets: copied. Offset indexes point at pages: moved with their chunks.
-  for (const p of parts)
-    for (const c of p.chunks) {
-      const at = field(c, CHUNK.ciOffset);
-      if (at === undefined) continue;
-      const blob = p.bytes.subarray(i64(at), i64(at) + i64(field(c, CHUNK.ciLength)));
-      setField(c, CHUNK.ciOffset, T.I64, BigInt(pos));
-      out.push(blob);
-      pos += blob.byteLength;
-    }
-  for (const [k, p] of parts.entries())
-    for (const c of p.chunks) {
-      const at = field(c, CHUNK.oiOffset);
-      if (at === undefined) continue;
-      const blob = shiftOffsetIndex(
-        p.bytes.subarray(i64(at), i64(at) + i64(field(c, CHUNK.oiLength))),
-        deltas[k] as number,
-      );
-      setField(c, CHUNK.oiOffset, T.I64, BigInt(pos));
-      setField(c, CHUNK.oiLength, T.I32, blob.byteLength);
-      out.push(blob);
-      pos += blob.byteLength;
-    }
+  const chunks = parts.flatMap((p, k) =>
+    p.chunks.map((chunk) => ({ chunk, file: p.bytes, delta: deltas[k] as number })),
+  );
+  pos = appendPageIndexes(chunks, out, pos, (blob, c) => shiftOffsetIndex(blob, c.delta));
   const groups = parts.map((p, k) => {
     for (const c of p.chunks) shiftChunk(c, deltas[k] as number);
     const fo = field(p.group, RG.fileOffset);

@@ -1,6 +1,6 @@
 import { DataType } from "apache-arrow";
 import type { Table, Vector } from "apache-arrow";
-import { WKB_CODE } from "../geo/geometry.js";
+import { isoTypeCode } from "../geo/geometry.js";
 import type { GeometryType, Position } from "../geo/geometry.js";
 import { decodeWkb, readType, wkbSummary, WkbError } from "../geo/wkb.js";
 import type { GeoStatistics } from "./footer-facts.js";
@@ -22,9 +22,10 @@ export const newStats = (): ColumnStats => ({
   centres: [],
 });
 
+/** "Point ZM" → 3001, as Parquet's geospatial_types spell it. */
 const isoCode = (type: string) => {
-  const [base, dim] = type.split(" ");
-  return (WKB_CODE[base as GeometryType] ?? 0) + (dim === "Z" ? 1000 : dim === "M" ? 2000 : dim === "ZM" ? 3000 : 0);
+  const [base, dim = ""] = type.split(" ");
+  return isoTypeCode(base as GeometryType, dim.includes("Z"), dim.includes("M"));
 };
 
 /**

@@ -1,5 +1,6 @@
 import { compress, init } from "@bokuweb/zstd-wasm";
 import { joinFooter, splitFooter } from "./footer.js";
+import { appendPageIndexes } from "./page-index.js";
 import { decodeStruct, encodeStruct, field, listField, setField, structField, T, ThriftError } from "./thrift.js";
 import type { ThriftStruct } from "./thrift.js";
 
@@ -16,7 +17,7 @@ const ZSTD_CODEC = 6;
 const PAGE = { type: 1, uncompressed: 2, compressed: 3, crc: 4 } as const;
 const PAGE_TYPE = { data: 0, dictionary: 2, dataV2: 3 } as const;
 const META = { codec: 4, totalUncompressed: 6, totalCompressed: 7, dataPage: 9, dictionaryPage: 11 } as const;
-const CHUNK = { meta: 3, oiOffset: 4, oiLength: 5, ciOffset: 6, ciLength: 7 } as const;
+const CHUNK = { meta: 3 } as const;
 const RG = { columns: 1, totalBytes: 2, fileOffset: 5, totalCompressed: 6 } as const;
 
 let ready: Promise<void> | undefined;
@@ -105,24 +106,7 @@ export function zstdPages(file: Uint8Array): Uint8Array {
     setField(rg, RG.totalCompressed, T.I64, BigInt(compressed));
     if (field(rg, RG.fileOffset) !== undefined) setField(rg, RG.fileOffset, T.I64, BigInt(first));
   }
-  // Column indexes hold values, not positions: copied. Offset indexes are rebuilt for the new pages.
-  const chunks = [...pages.keys()];
-  for (const c of chunks) {
-    const off = field(c, CHUNK.ciOffset);
-    if (off === undefined) continue;
-    const blob = file.subarray(n(off), n(off) + n(field(c, CHUNK.ciLength)));
-    setField(c, CHUNK.ciOffset, T.I64, BigInt(at));
-    parts.push(blob);
-    at += blob.byteLength;
-  }
-  for (const c of chunks) {
-    const off = field(c, CHUNK.oiOffset);
-    if (off === undefined) continue;
-    const blob = offsetIndex(file.subarray(n(off), n(off) + n(field(c, CHUNK.oiLength))), pages.get(c) ?? []);
-    setField(c, CHUNK.oiOffset, T.I64, BigInt(at));
-    setField(c, CHUNK.oiLength, T.I32, blob.byteLength);
-    parts.push(blob);
-    at += blob.byteLength;
-  }
+  const chunks = [...pages.keys()].map((chunk) => ({ chunk, file }));
+  appendPageIndexes(chunks, parts, at, (blob, c) => offsetIndex(blob, pages.get(c.chunk) ?? []));
   return joinFooter({ body: parts, metadata });
 }
