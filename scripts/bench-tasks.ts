@@ -101,3 +101,83 @@ export const heavyArrow = defineTask({
     });
   },
 });
+
+/** Rows of the bench:large tasks, from the environment (set before workers start: they copy it). */
+const largeRows = () => Number(process.env.GEOREFRESH_BENCH_ROWS ?? 1_000_000);
+const BATCH = 131_072;
+
+function lcg(seed: number) {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 0x100000000;
+}
+
+/** Yields `rows` rows as Arrow batches: an int32 id in input order and a WKB geometry written by `put`. */
+async function* largeBatches(size: (i: number) => number, put: (view: DataView, at: number, r: () => number) => void) {
+  const r = lcg(7);
+  const total = largeRows();
+  for (let first = 0; first < total; first += BATCH) {
+    const n = Math.min(BATCH, total - first);
+    const offsets = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) offsets[i + 1] = (offsets[i] as number) + size(first + i);
+    const data = new Uint8Array(offsets[n] as number);
+    const view = new DataView(data.buffer);
+    for (let i = 0; i < n; i++) put(view, offsets[i] as number, r);
+    yield new Table({
+      id: makeVector(
+        makeData({ type: new Int32(), length: n, data: Int32Array.from({ length: n }, (_, i) => first + i) }),
+      ),
+      geometry: makeVector(makeData({ type: new Binary(), length: n, valueOffsets: offsets, data })),
+    });
+  }
+}
+
+const LARGE = {
+  version: "1",
+  cadence: "daily" as const,
+  regions: ["la"],
+  inputs: () => ({}),
+  crs: "OGC:CRS84",
+  idColumn: "id",
+  plausibility: { minRows: 1 },
+};
+
+/** bench:large — uniformly random points over the contiguous US, yielded in batches of 131,072. */
+export const largePoints = defineTask({
+  ...LARGE,
+  name: "bench-large-points",
+  compute: () =>
+    largeBatches(
+      () => 21,
+      (view, at, r) => {
+        view.setUint8(at, 1);
+        view.setUint32(at + 1, 1, true);
+        view.setFloat64(at + 5, -125 + r() * 58, true);
+        view.setFloat64(at + 13, 24 + r() * 25, true);
+      },
+    ),
+});
+
+const RING = 9; // a closed ring of 8 distinct vertices: parcel-like footprints
+/** bench:large — small random octagons (parcel-sized, ~30 m) over the contiguous US. */
+export const largePolygons = defineTask({
+  ...LARGE,
+  name: "bench-large-polygons",
+  compute: () =>
+    largeBatches(
+      () => 13 + 16 * RING,
+      (view, at, r) => {
+        view.setUint8(at, 1);
+        view.setUint32(at + 1, 3, true);
+        view.setUint32(at + 5, 1, true);
+        view.setUint32(at + 9, RING, true);
+        const cx = -125 + r() * 58;
+        const cy = 24 + r() * 25;
+        const radius = 0.0002 + r() * 0.0003;
+        for (let j = 0; j < RING; j++) {
+          const a = (2 * Math.PI * (j % (RING - 1))) / (RING - 1);
+          view.setFloat64(at + 13 + 16 * j, cx + radius * Math.cos(a), true);
+          view.setFloat64(at + 21 + 16 * j, cy + radius * Math.sin(a), true);
+        }
+      },
+    ),
+});

@@ -12,6 +12,7 @@
 set -euo pipefail
 
 DIR=${GEOREFRESH_RGW_DIR:-/tmp/georefresh-rgw}
+MIN_PART=65536
 RGW_PORT=${GEOREFRESH_RGW_PORT:-7480}
 MON_PORT=${GEOREFRESH_MON_PORT:-46789}
 ACCESS_KEY=georefresh-test
@@ -34,6 +35,7 @@ export AWS_SECRET_ACCESS_KEY=$SECRET_KEY
 export AWS_REGION=us-east-1
 export GEOREFRESH_S3_PATH_STYLE=true
 export GEOREFRESH_TEST_S3_BUCKET=$BUCKET
+export GEOREFRESH_S3_MIN_PART_BYTES=$MIN_PART
 ENV
 }
 
@@ -96,6 +98,8 @@ rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT tcp_nodelay=1
 rgw data = $DIR/rgw
 rgw enable usage log = false
 rgw dns name = localhost
+# Parts of 64 KiB, so the tests' multipart uploads stay small (AWS's minimum is 5 MiB; print_env says this one).
+rgw multipart min part size = $MIN_PART
 CONFEOF
 }
 

@@ -3,6 +3,7 @@ import { loadConfig } from "../pipeline/config.js";
 import type { Config } from "../pipeline/config.js";
 import { BUILTINS } from "../tasks/index.js";
 import { GeorefreshError } from "../errors.js";
+import { parseBytes } from "../pipeline/memory-budget.js";
 
 export interface CommonOptions {
   config: string;
@@ -21,6 +22,17 @@ export function wholeNumber(min: number): (text: string) => number {
     if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < min)
       throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got ${JSON.stringify(text)}`);
     return n;
+  };
+}
+
+/** A size option ("256MiB", "1GiB"): a usage error (exit 2) when it is not one. */
+export function byteSize(what: string): (text: string) => number {
+  return (text) => {
+    try {
+      return parseBytes(text, what);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
   };
 }
 

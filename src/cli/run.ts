@@ -9,7 +9,7 @@ import type { BackfillPlan } from "../pipeline/dry-run.js";
 import type { BackfillSummary } from "../pipeline/backfill.js";
 import { OUTCOME_EXIT } from "../pipeline/refresh.js";
 import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
-import { CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "./context.js";
+import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT, storeExit } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
@@ -25,6 +25,7 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions {
   shards?: number;
   listShards?: number;
   threads?: number;
+  maxMemory?: number;
   workers?: number;
   workerProcesses?: boolean;
   overridePlausibility?: boolean;
@@ -176,6 +177,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
         concurrency: opts.concurrency,
         shard,
         threads: opts.threads,
+        maxMemory: opts.maxMemory,
         workers: single ? 0 : (opts.workers ?? availableParallelism()),
         workerProcesses: Boolean(opts.workerProcesses),
         taskRef: ref,
@@ -257,6 +259,11 @@ export function registerRun(program: Command): void {
       "with --workers 0: threads for geometry validation and for encoding row groups (default: one per core)",
       wholeNumber(0),
     )
+    .option(
+      "--max-memory <size>",
+      "bytes each partition may buffer of its artifact beyond the task's rows, e.g. 256MiB (the default) or 2GiB; larger artifacts stage in a temp file (TMPDIR) and upload in parts. The bytes never depend on it",
+      byteSize("--max-memory"),
+    )
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
     .option(
       "--no-snapshot",
@@ -281,6 +288,11 @@ export function registerRun(program: Command): void {
     .requiredOption("--dataset <name>", "dataset from the config")
     .requiredOption("--region <region>", "region")
     .requiredOption("--date <date>", "logical date, YYYY-MM-DD")
+    .option(
+      "--max-memory <size>",
+      "bytes the partition may buffer of its artifact beyond the task's rows (default 256MiB); larger artifacts stage in a temp file and upload in parts",
+      byteSize("--max-memory"),
+    )
     .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
     .option("--dry-run", "write nothing: say whether a run would compute, reconcile or leave the partition, and why")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
@@ -294,6 +306,7 @@ export function registerRun(program: Command): void {
           region: string;
           date: string;
           overridePlausibility?: boolean;
+          maxMemory?: number;
           dryRun?: boolean;
         },
       ) =>

@@ -6,10 +6,11 @@ import { zstdReady } from "./zstd-pages.js";
 import type { EncodedGroup, GroupSource } from "./row-group.js";
 
 /**
- * Encodes every row group of a sorted table, on this thread alone or with encode workers beside it. Workers get
- * the source once per write, in shared memory (the columns as Arrow IPC, the order, the bboxes); this thread and
- * each worker then take the next group from a shared counter until none is left, so no one waits on a slow
- * group or a message. Results are put back in group order, identical whichever thread made them.
+ * Encodes every row group of a sorted table, in order, handing each to `emit` as soon as it and all before it
+ * are done: on this thread alone, or with encode workers beside it. Workers get the source once per write, in
+ * shared memory (the columns as Arrow IPC, the order, the bboxes), then one group per job; this thread encodes a
+ * group itself whenever every worker is busy. At most 2 × threads groups are encoded ahead of the one `emit`
+ * waits for, so memory holds a few groups, never the file. The bytes are the same whichever thread made them.
  */
 
 export interface EncodeJob {
@@ -20,15 +21,14 @@ export interface EncodeJob {
   table: SharedArrayBuffer;
   order: SharedArrayBuffer;
   bboxes: SharedArrayBuffer;
-  /** Int32 [next group]: taken with Atomics.add. */
-  counter: SharedArrayBuffer;
-  starts: number[];
+  /** The group to encode. */
+  k: number;
   settings: EncodeSettings;
   native: boolean;
 }
 
 export interface EncodeResult {
-  groups: { k: number; group: EncodedGroup }[];
+  group: EncodedGroup;
 }
 
 const WORKER = new URL(`./encode-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
@@ -52,63 +52,70 @@ function shared(bytes: ArrayBufferView): SharedArrayBuffer {
 let writes = 0;
 const live = new Set<number>();
 
+const rowsOf = (order: Uint32Array, k: number, size: number) =>
+  order.subarray(k * size, Math.min(order.length, (k + 1) * size));
+
 export async function encodeGroups(
   src: GroupSource,
   order: Uint32Array,
   settings: EncodeSettings,
   native: boolean,
   threads: number,
-): Promise<EncodedGroup[]> {
+  emit: (group: EncodedGroup) => Promise<void> | void,
+): Promise<void> {
   const size = settings.rowGroupRows;
-  const rows = order.length;
   // An empty table still writes one (empty) group so its schema is recorded.
-  const starts = rows === 0 ? [0] : Array.from({ length: Math.ceil(rows / size) }, (_, k) => k * size);
-  if (threads <= 1 || starts.length === 1) {
-    await zstdReady();
-    return starts.map((s) => encodeGroup(src, order.subarray(s, Math.min(rows, s + size)), settings, native));
+  const total = order.length === 0 ? 1 : Math.ceil(order.length / size);
+  await zstdReady();
+  if (threads <= 1 || total === 1) {
+    for (let k = 0; k < total; k++) await emit(encodeGroup(src, rowsOf(order, k, size), settings, native));
+    return;
   }
 
   const write = ++writes;
   live.add(write);
   try {
-    const counter = new SharedArrayBuffer(4);
-    const job: EncodeJob = {
+    const base = {
       write,
       live: [...live],
       table: shared(tableToIPC(new Table(Object.fromEntries(src.columns)), "stream")),
       order: shared(order),
       bboxes: shared(src.bboxes),
-      counter,
-      starts,
       settings,
       native,
     };
     const workers = encodePool(threads - 1);
-    const theirs = Array.from({ length: threads - 1 }, () => workers.run(job));
-    await zstdReady();
-    const mine = drain(job, src, order);
-    const out = new Array<EncodedGroup>(starts.length);
-    for (const r of [mine, ...(await Promise.all(theirs))]) for (const { k, group } of r.groups) out[k] = group;
-    return out;
+    const ahead = 2 * threads;
+    const ready = new Map<number, EncodedGroup>();
+    const running = new Map<number, Promise<void>>();
+    let failure: unknown;
+    let next = 0;
+    for (let done = 0; done < total;) {
+      while (running.size < threads - 1 && next < total && next - done < ahead) {
+        const k = next++;
+        const job = workers.run({ ...base, k }).then(
+          (r) => void ready.set(k, r.group),
+          (error: unknown) => void (failure ??= error),
+        );
+        running.set(
+          k,
+          job.finally(() => running.delete(k)),
+        );
+      }
+      if (failure) throw failure;
+      const group = ready.get(done);
+      if (group) {
+        ready.delete(done++);
+        await emit(group);
+      } else if (next < total && next - done < ahead) {
+        const k = next++; // every worker is busy: this thread takes a group itself
+        ready.set(k, encodeGroup(src, rowsOf(order, k, size), settings, native));
+      } else await (running.get(done) ?? Promise.race(running.values()));
+    }
+    await Promise.all(running.values());
   } finally {
     live.delete(write);
   }
-}
-
-/** Takes groups from the shared counter until none is left. */
-function drain(job: EncodeJob, src: GroupSource, order: Uint32Array): EncodeResult {
-  const next = new Int32Array(job.counter);
-  const rows = order.length;
-  const size = job.settings.rowGroupRows;
-  const groups: EncodeResult["groups"] = [];
-  for (let k = Atomics.add(next, 0, 1); k < job.starts.length; k = Atomics.add(next, 0, 1)) {
-    const start = job.starts[k] as number;
-    groups.push({
-      k,
-      group: encodeGroup(src, order.subarray(start, Math.min(rows, start + size)), job.settings, job.native),
-    });
-  }
-  return { groups };
 }
 
 const decoded = new Map<number, GroupSource>();
@@ -122,5 +129,11 @@ export function runEncodeJob(job: EncodeJob): EncodeResult {
     src = groupSource(table, job.settings.geometryColumn, new Float64Array(job.bboxes));
     decoded.set(job.write, src);
   }
-  return drain(job, src, new Uint32Array(job.order));
+  const group = encodeGroup(
+    src,
+    rowsOf(new Uint32Array(job.order), job.k, job.settings.rowGroupRows),
+    job.settings,
+    job.native,
+  );
+  return { group };
 }

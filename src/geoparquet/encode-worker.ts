@@ -6,9 +6,8 @@ import type { EncodeJob } from "./encode-groups.js";
 parentPort?.on("message", async (msg: EncodeJob & { id: number }) => {
   try {
     await zstdReady();
-    const { groups } = runEncodeJob(msg);
-    const transfer = groups.map((g) => g.group.bytes.buffer as ArrayBuffer);
-    parentPort?.postMessage({ id: msg.id, groups }, transfer);
+    const { group } = runEncodeJob(msg);
+    parentPort?.postMessage({ id: msg.id, group }, [group.bytes.buffer as ArrayBuffer]);
   } catch (error) {
     parentPort?.postMessage({ id: msg.id, error: error instanceof Error ? error.message : String(error) });
   }

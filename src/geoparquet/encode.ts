@@ -16,6 +16,10 @@ export interface EncodeSettings {
   rowGroupRows: number;
   geometryColumn: string;
   stringColumns: string[];
+  /** Every top-level column but the covering. */
+  topLevelColumns: string[];
+  /** Whether the covering's leaves may be BYTE_STREAM_SPLIT: no other column is nested. */
+  splitCovering: boolean;
 }
 
 /** The writer properties (parquet-wasm consumes them, so one set per use). */
@@ -30,6 +34,13 @@ function writerProperties(s: EncodeSettings): parquet.WriterProperties {
   for (const name of s.stringColumns) builder = builder.setColumnDictionaryEnabled(name, true);
   // Min/max of WKB bytes prunes nothing (the bbox covering columns carry the useful statistics); skip the work.
   builder = builder.setColumnStatisticsEnabled(s.geometryColumn, parquet.EnabledStatistics.None);
+  // The float32 covering compresses a third smaller split into byte streams (its high bytes repeat along the
+  // spatial order). parquet-wasm can only name top-level columns, so BYTE_STREAM_SPLIT is the default and every
+  // top-level column keeps PLAIN; a table with nested columns of its own keeps PLAIN everywhere (docs/geoparquet.md).
+  if (s.splitCovering) {
+    builder = builder.setEncoding(parquet.Encoding.BYTE_STREAM_SPLIT);
+    for (const name of s.topLevelColumns) builder = builder.setColumnEncoding(name, parquet.Encoding.PLAIN);
+  }
   return builder.build();
 }
 

@@ -1,4 +1,4 @@
-import { Field, Float64, makeData, makeVector, Struct, Table } from "apache-arrow";
+import { Field, Float32, makeData, makeVector, Struct, Table } from "apache-arrow";
 import type { Vector } from "apache-arrow";
 import { binaryColumn } from "./columns.js";
 import { encodeIpcGroup, groupIpc } from "./encode.js";
@@ -36,9 +36,27 @@ export function groupSource(table: Table, geometryColumn: string, bboxes: Float6
   return { columns, wkb: binaryColumn(table.getChild(geometryColumn) as Vector, geometryColumn), bboxes };
 }
 
+const f32 = new Float32Array(1);
+const f32bits = new Int32Array(f32.buffer);
+
+/** The float32 next to `x` in the direction of `sign` (−1 down, +1 up), or `x`'s own float32 when exact. */
+function outward(x: number, sign: -1 | 1): number {
+  f32[0] = x;
+  const r = f32[0] as number;
+  if (r === x || (sign < 0 ? r < x : r > x)) return r;
+  if (r === 0)
+    f32bits[0] = sign < 0 ? 0x80000001 : 1; // the smallest subnormal of the right sign
+  else f32bits[0] = (f32bits[0] as number) + (r > 0 === sign > 0 ? 1 : -1);
+  return f32[0] as number;
+}
+
+/**
+ * The covering column, float32 (the spec allows any float type): each box rounded outward, so it still contains
+ * its geometry, at half the bytes. Built from the rows' own bboxes, never taken from the input.
+ */
 function coveringVector(bboxes: Float64Array, { src, dst }: AscendingPlan): Vector {
   const n = src.length;
-  const cols = [new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n)] as const;
+  const cols = [new Float32Array(n), new Float32Array(n), new Float32Array(n), new Float32Array(n)] as const;
   const [xmin, ymin, xmax, ymax] = cols;
   const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
@@ -46,17 +64,19 @@ function coveringVector(bboxes: Float64Array, { src, dst }: AscendingPlan): Vect
     const i = dst[k] as number;
     const j = 4 * (src[k] as number);
     const x0 = bboxes[j] as number;
-    xmin[i] = x0;
-    ymin[i] = bboxes[j + 1] as number;
-    xmax[i] = bboxes[j + 2] as number;
-    ymax[i] = bboxes[j + 3] as number;
-    if (x0 !== x0)
+    if (x0 !== x0) {
       nulls++; // NaN: an empty geometry has no extent
-    else valid[i >> 3] = (valid[i >> 3] as number) | (1 << (i & 7));
+      continue;
+    }
+    xmin[i] = outward(x0, -1);
+    ymin[i] = outward(bboxes[j + 1] as number, -1);
+    xmax[i] = outward(bboxes[j + 2] as number, 1);
+    ymax[i] = outward(bboxes[j + 3] as number, 1);
+    valid[i >> 3] = (valid[i >> 3] as number) | (1 << (i & 7));
   }
   const names = ["xmin", "ymin", "xmax", "ymax"];
-  const type = new Struct(names.map((name) => new Field(name, new Float64(), false)));
-  const children = cols.map((c) => makeData({ type: new Float64(), length: n, data: c }));
+  const type = new Struct(names.map((name) => new Field(name, new Float32(), false)));
+  const children = cols.map((c) => makeData({ type: new Float32(), length: n, data: c }));
   return makeVector(makeData({ type, length: n, children, nullCount: nulls, nullBitmap: nulls ? valid : undefined }));
 }
 

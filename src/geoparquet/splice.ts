@@ -43,7 +43,7 @@ function readPart(bytes: Uint8Array, k: number): Part {
 }
 
 /** Moves every absolute offset of a chunk's metadata by `delta` bytes. */
-function shiftChunk(chunk: ThriftStruct, delta: number): void {
+export function shiftChunk(chunk: ThriftStruct, delta: number): void {
   const fo = field(chunk, CHUNK.fileOffset); // deprecated; parquet-rs writes 0, which stays 0
   if (typeof fo === "bigint" && fo > 0n) setField(chunk, CHUNK.fileOffset, T.I64, fo + BigInt(delta));
   const meta = structField(chunk, CHUNK.meta);
@@ -64,38 +64,86 @@ function shiftOffsetIndex(blob: Uint8Array, delta: number): Uint8Array {
   return encodeStruct(struct);
 }
 
+/** A part's page indexes, copied out of it so that the part itself can be let go once its chunks are written. */
+function detachIndexes(chunks: ThriftStruct[], file: Uint8Array): Uint8Array {
+  const blobs: Uint8Array[] = [];
+  let at = 0;
+  for (const c of chunks)
+    for (const [offset, length] of [
+      [CHUNK.ciOffset, CHUNK.ciLength],
+      [CHUNK.oiOffset, CHUNK.oiLength],
+    ] as const) {
+      const off = field(c, offset);
+      if (off === undefined) continue;
+      const len = i64(field(c, length));
+      blobs.push(file.subarray(i64(off), i64(off) + len));
+      setField(c, offset, T.I64, BigInt(at));
+      at += len;
+    }
+  return Buffer.concat(blobs);
+}
+
+/**
+ * The splice as a stream: `add` each one-group file in order and write what it returns; `finish` gives the page
+ * indexes and the footer. Only the groups' metadata and page indexes are kept, never their data.
+ */
+export class RowGroupSplicer {
+  private pos = 4;
+  private readonly kept: { metadata: ThriftStruct; group: ThriftStruct; chunks: ThriftStruct[]; delta: number }[] = [];
+  private readonly indexes: { chunk: ThriftStruct; file: Uint8Array; delta: number }[] = [];
+  private empty: Uint8Array | undefined;
+
+  /** The bytes to write for this part: the file's magic first, then its column chunks. */
+  add(file: Uint8Array): Uint8Array[] {
+    const k = this.kept.length;
+    if (this.empty) throw new ThriftError("an empty part can only be spliced alone");
+    if (k === 0 && listField(splitFooter(file).metadata, FILE.rowGroups).length === 0) {
+      this.empty = file; // an empty table: no row group to move
+      return [];
+    }
+    const p = readPart(file, k);
+    const delta = this.pos - 4;
+    const out = k === 0 ? [file.subarray(0, 4), file.subarray(4, p.chunksEnd)] : [file.subarray(4, p.chunksEnd)];
+    this.pos += p.chunksEnd - 4;
+    const idx = detachIndexes(p.chunks, file);
+    for (const chunk of p.chunks) this.indexes.push({ chunk, file: idx, delta });
+    this.kept.push({ metadata: p.metadata, group: p.group, chunks: p.chunks, delta });
+    return out;
+  }
+
+  /** The page indexes and the footer; `edit` may change the merged FileMetaData first. */
+  finish(edit?: (metadata: ThriftStruct) => void): Uint8Array[] {
+    if (this.empty) {
+      const file = splitFooter(this.empty);
+      edit?.(file.metadata);
+      return [joinFooter(file)];
+    }
+    if (this.kept.length === 0) throw new ThriftError("nothing to splice");
+    const out: Uint8Array[] = [];
+    appendPageIndexes(this.indexes, out, this.pos, (blob, c) => shiftOffsetIndex(blob, c.delta));
+    const groups = this.kept.map((p, k) => {
+      for (const c of p.chunks) shiftChunk(c, p.delta);
+      const fo = field(p.group, RG.fileOffset);
+      if (typeof fo === "bigint") setField(p.group, RG.fileOffset, T.I64, fo + BigInt(p.delta));
+      if (field(p.group, RG.ordinal) !== undefined) setField(p.group, RG.ordinal, T.I16, k);
+      return p.group;
+    });
+    const metadata = (this.kept[0] as (typeof this.kept)[0]).metadata;
+    const rows = this.kept.reduce((n, p) => n + BigInt(field(p.metadata, FILE.numRows) as bigint), 0n);
+    setField(metadata, FILE.numRows, T.I64, rows);
+    (metadata.fields.find((f) => f.id === FILE.rowGroups)?.value as ThriftList).items = groups;
+    edit?.(metadata);
+    // joinFooter lays out body + footer + length + magic; with an empty body it gives the tail alone.
+    out.push(joinFooter({ body: [], metadata }));
+    return out;
+  }
+}
+
 /** `edit` may change the merged FileMetaData before it is written (2.0's annotation, native.ts). */
 export function spliceRowGroups(files: Uint8Array[], edit?: (metadata: ThriftStruct) => void): Uint8Array {
   if (files.length === 0) throw new ThriftError("nothing to splice");
-  if (files.length === 1 && listField(splitFooter(files[0] as Uint8Array).metadata, FILE.rowGroups).length === 0) {
-    const file = splitFooter(files[0] as Uint8Array); // an empty table: no row group to move
-    edit?.(file.metadata);
-    return joinFooter(file);
-  }
-  const parts = files.map(readPart);
-  const out: Uint8Array[] = [(parts[0] as Part).bytes.subarray(0, 4)]; // "PAR1"
-  let pos = 4;
-  const deltas: number[] = [];
-  for (const p of parts) {
-    out.push(p.bytes.subarray(4, p.chunksEnd));
-    deltas.push(pos - 4);
-    pos += p.chunksEnd - 4;
-  }
-  const chunks = parts.flatMap((p, k) =>
-    p.chunks.map((chunk) => ({ chunk, file: p.bytes, delta: deltas[k] as number })),
-  );
-  pos = appendPageIndexes(chunks, out, pos, (blob, c) => shiftOffsetIndex(blob, c.delta));
-  const groups = parts.map((p, k) => {
-    for (const c of p.chunks) shiftChunk(c, deltas[k] as number);
-    const fo = field(p.group, RG.fileOffset);
-    if (typeof fo === "bigint") setField(p.group, RG.fileOffset, T.I64, fo + BigInt(deltas[k] as number));
-    if (field(p.group, RG.ordinal) !== undefined) setField(p.group, RG.ordinal, T.I16, k);
-    return p.group;
-  });
-  const metadata = (parts[0] as Part).metadata;
-  const rows = parts.reduce((n, p) => n + BigInt(field(p.metadata, FILE.numRows) as bigint), 0n);
-  setField(metadata, FILE.numRows, T.I64, rows);
-  (metadata.fields.find((f) => f.id === FILE.rowGroups)?.value as ThriftList).items = groups;
-  edit?.(metadata);
-  return joinFooter({ body: out, metadata });
+  const splicer = new RowGroupSplicer();
+  const out = files.flatMap((f) => splicer.add(f));
+  out.push(...splicer.finish(edit));
+  return Buffer.concat(out);
 }

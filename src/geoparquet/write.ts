@@ -10,7 +10,7 @@ import { annotateGeometry } from "./native.js";
 import type { GroupGeoStats } from "./native.js";
 import { COVERING_COLUMN } from "./row-group.js";
 import type { GroupSource } from "./row-group.js";
-import { spliceRowGroups } from "./splice.js";
+import { RowGroupSplicer } from "./splice.js";
 import { GeorefreshError } from "../errors.js";
 
 export { COVERING_COLUMN };
@@ -37,6 +37,11 @@ export interface WriteOptions {
   format?: GeoParquetFormat;
   /** Threads that encode row groups: this one plus threads − 1 workers (default 1); the bytes do not depend on it. */
   threads?: number;
+}
+
+/** Where a streamed write puts its bytes, in order (a staged artifact: pipeline/staging.ts). */
+export interface ByteSink {
+  write(bytes: Uint8Array): Promise<void> | void;
 }
 
 export interface WriteResult {
@@ -80,6 +85,20 @@ function overallBBox(bboxes: Float64Array): [number, number, number, number] | u
  * format geoparquet-2.0 the footer then gains the native GEOMETRY type and geospatial statistics (native.ts).
  */
 export async function writeGeoParquet(input: Table, options: WriteOptions): Promise<WriteResult> {
+  const parts: Uint8Array[] = [];
+  const written = await writeGeoParquetTo(input, { write: (b) => void parts.push(b) }, options);
+  return { ...written, bytes: Buffer.concat(parts) };
+}
+
+/**
+ * The same file, streamed: each row group goes to `sink` as soon as it is encoded, then the page indexes and the
+ * footer, so the writer holds a few row groups at a time, never the file.
+ */
+export async function writeGeoParquetTo(
+  input: Table,
+  sink: ByteSink,
+  options: WriteOptions,
+): Promise<Omit<WriteResult, "bytes"> & { size: number }> {
   const geometryColumn = options.geometryColumn ?? "geometry";
   const rowGroupRows = options.rowGroupRows ?? ROW_GROUP_ROWS;
   if (rowGroupRows % 1024 !== 0)
@@ -140,13 +159,35 @@ export async function writeGeoParquet(input: Table, options: WriteOptions): Prom
   const stringColumns = input.schema.fields
     .filter((f) => f.typeId === 5 /* Utf8 */ && f.name !== geometryColumn)
     .map((f) => f.name);
-  const settings = { createdBy: WRITER_ID, geo, rowGroupRows, geometryColumn, stringColumns };
-  const groups = await encodeGroups(src, order, settings, native, options.threads ?? 1);
+  const topLevelColumns = src.columns.map(([name]) => name);
+  const splitCovering = src.columns.every(([, v]) => !v.type.children?.length);
+  const settings = {
+    createdBy: WRITER_ID,
+    geo,
+    rowGroupRows,
+    geometryColumn,
+    stringColumns,
+    topLevelColumns,
+    splitCovering,
+  };
   const crs = options.crs.projjson ? JSON.stringify(options.crs.projjson) : undefined;
-  const geoStats: GroupGeoStats[] = groups.flatMap((g) => (g.geo ? [g.geo] : []));
-  const bytes = spliceRowGroups(
-    groups.map((g) => g.bytes),
-    native ? (metadata) => annotateGeometry(metadata, { column: geometryColumn, crs, groups: geoStats }) : undefined,
+  const geoStats: GroupGeoStats[] = [];
+  const splicer = new RowGroupSplicer();
+  let size = 0;
+  const put = async (parts: Uint8Array[]) => {
+    for (const p of parts) {
+      size += p.byteLength;
+      await sink.write(p);
+    }
+  };
+  await encodeGroups(src, order, settings, native, options.threads ?? 1, async (group) => {
+    if (group.geo) geoStats.push(group.geo);
+    await put(splicer.add(group.bytes));
+  });
+  await put(
+    splicer.finish(
+      native ? (metadata) => annotateGeometry(metadata, { column: geometryColumn, crs, groups: geoStats }) : undefined,
+    ),
   );
-  return { bytes, rows: input.numRows, bbox, geometryTypes, geo };
+  return { size, rows: input.numRows, bbox, geometryTypes, geo };
 }

@@ -29,6 +29,8 @@ export interface BackfillOptions {
   shard?: Shard;
   /** Worker threads for geometry validation (default: one per core). */
   threads?: number;
+  /** Bytes each partition may buffer of its artifact beyond compute's rows (RefreshOptions.maxMemory). */
+  maxMemory?: number;
   overridePlausibility?: boolean;
   onResult?: (result: RefreshResult, done: number, total: number) => void;
   /**

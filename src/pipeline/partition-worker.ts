@@ -23,6 +23,7 @@ export interface PartitionJob {
   versions: VersionsFile;
   params: Record<string, unknown>;
   overridePlausibility: boolean;
+  maxMemory?: number;
   /** Manifests the backfill already knows for this region (see backfill.ts), as [key, known] pairs. */
   knownManifests?: [string, KnownManifest][];
   /** The manifest as the dispatcher found it (null: none); absent when it could not tell. */
@@ -59,6 +60,7 @@ channel.onJob(async (msg) => {
         versions: job.versions,
         params: job.params,
         overridePlausibility: job.overridePlausibility,
+        maxMemory: job.maxMemory,
         validator,
       },
       { inputCache, knownManifests: new Map(job.knownManifests ?? []), start: job.start },

@@ -1,38 +1,84 @@
-import { writeGeoParquet } from "../geoparquet/write.js";
+import { writeGeoParquetTo } from "../geoparquet/write.js";
 import { crsFromCode } from "../geo/crs.js";
 import { tempKey } from "../manifest/layout.js";
 import { NotFoundError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+import type { RangeSource } from "./artifact.js";
 import { ComputeOutputError, tableFromCompute } from "./compute-output.js";
 import { memoized } from "./memo.js";
 import { RefreshError } from "./refresh-types.js";
 import type { RefreshOptions } from "./refresh-types.js";
 import type { RunPlan } from "./run-plan.js";
+import { memoryBudget } from "./memory-budget.js";
+import type { MemoryBudget } from "./memory-budget.js";
+import { StagedArtifact } from "./staging.js";
 
-/** The artifact's bytes and where they were read from (for messages). */
+/** The artifact on its way to publication (docs/large-partitions.md). */
 export interface Produced {
-  bytes: Uint8Array;
+  /**
+   * The bytes publish puts: written by the writer (complete), or, for a reused artifact, filled by verify's
+   * read-back as it checks them (so a gc that deletes the artifact under the run cannot take the bytes too).
+   */
+  staged: StagedArtifact;
+  /** Where verify reads the bytes back from: the temp key this run wrote, or the existing artifact. */
+  source: RangeSource;
   /** The key's artifact was already stored (a run crashed after publishing): compute was skipped. */
   reused: boolean;
-  /** Where the bytes were read back from, as the store names it. */
+  /** Where the bytes are read back from, as the store names it. */
   where: string;
+  budget: MemoryBudget;
 }
 
 /**
- * Step 4 of docs/protocol.md: reuse the stored artifact of this key, or compute, encode, write aside under
- * `_tmp/` and read the bytes back from the store (validation judges what the store holds). `onTemp` learns the
- * temp key before anything can fail, so the caller's cleanup always removes it.
+ * An object read by byte ranges; its size is given or comes from one ranged read. One no larger than `whole`
+ * is fetched in one GET and its ranges served from that, so a small artifact costs what it did before ranges.
+ */
+export async function storeSource(
+  store: ObjectStore,
+  key: string,
+  whole: number,
+  known?: number,
+): Promise<RangeSource> {
+  let all: Uint8Array | undefined;
+  let size = known;
+  if (size === undefined) {
+    const first = await store.get(key, { range: { offset: 0, length: 0 } });
+    size = first.meta.size;
+  }
+  const read = async (offset: number, length: number) => {
+    if (size !== undefined && size <= whole) {
+      all ??= (await store.get(key)).body;
+      return all.subarray(offset, offset + length);
+    }
+    return (await store.get(key, { range: { offset, length } })).body;
+  };
+  return { size, read };
+}
+
+/**
+ * Step 4 of docs/protocol.md: reuse the stored artifact of this key, or compute, encode (streamed into a staged
+ * artifact: memory up to half the memory setting, a temp file beyond) and write it aside under `_tmp/`, where
+ * verify reads it back by ranges (validation judges what the store holds). `onTemp` learns the temp key before
+ * anything can fail, so the caller's cleanup always removes it; `onStaged` the staged bytes, likewise.
  */
 export async function produce(
   opts: RefreshOptions,
   plan: RunPlan,
   runId: string,
   onTemp: (key: string) => void,
+  onStaged: (staged: StagedArtifact) => void,
 ): Promise<Produced> {
   const { store, task, partition } = opts;
-  const existing = await store
-    .get(plan.aKey)
-    .catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
-  if (existing) return { bytes: existing.body, reused: true, where: store.locate(plan.aKey) };
+  const budget = memoryBudget(opts.maxMemory);
+  const stage = () => {
+    const staged = new StagedArtifact(budget.stageInMemory, budget.partBytes);
+    onStaged(staged);
+    return staged;
+  };
+  const existing = await storeSource(store, plan.aKey, budget.partBytes).catch((e: unknown) =>
+    e instanceof NotFoundError ? undefined : Promise.reject(e),
+  );
+  if (existing) return { staged: stage(), source: existing, reused: true, where: store.locate(plan.aKey), budget };
   const ctx = {
     partition,
     pins: plan.pins,
@@ -58,15 +104,18 @@ export async function produce(
       );
     throw error;
   });
-  const written = await writeGeoParquet(table, {
+  const staged = stage();
+  await writeGeoParquetTo(table, staged, {
     crs: plan.storage,
     idColumn: task.idColumn,
     stats,
     format: task.format,
     threads: opts.encodeThreads,
   });
+  staged.end();
   const temp = tempKey(partition, runId, plan.key);
   onTemp(temp);
-  await store.put(temp, written.bytes, { mode: "create" });
-  return { bytes: (await store.get(temp)).body, reused: false, where: store.locate(temp) };
+  await store.put(temp, staged, { mode: "create", partBytes: budget.partBytes });
+  const source = await storeSource(store, temp, budget.partBytes, staged.size);
+  return { staged, source, reused: false, where: store.locate(temp), budget };
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { awaitClearance } from "../manifest/condemn.js";
 import type { Found } from "../manifest/condemn.js";
 import { outboxKey, recordEvent } from "../manifest/outbox.js";
@@ -7,7 +8,7 @@ import type { PromoteOutcome } from "../manifest/promote.js";
 import type { Partition } from "../manifest/layout.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { AlreadyExistsError } from "../store/errors.js";
-import type { ObjectStore } from "../store/types.js";
+import type { ObjectStore, StreamBody } from "../store/types.js";
 import { GeorefreshError } from "../errors.js";
 
 export class NonDeterministicError extends GeorefreshError {}
@@ -21,7 +22,9 @@ export interface Publication {
   entry: ManifestEntry;
   event: OutboxEvent;
   /** The validated artifact bytes this run holds (computed, or read from the existing artifact). */
-  bytes: Uint8Array;
+  body: StreamBody;
+  /** The memory setting's upload part size. */
+  partBytes: number;
   /** The artifact was already stored when the run looked (a reconcile). */
   published: boolean;
 }
@@ -46,7 +49,7 @@ export async function publishAndPromote(
     // Nothing to publish when the manifest already points at this key and these bytes: promote() writes nothing.
     const current = base?.manifest.current;
     if (current?.key !== pub.entry.key || current.sha256 !== pub.entry.sha256) {
-      await ensureArtifact(store, pub.aKey, pub.bytes, checkFirst);
+      await ensureArtifact(store, pub.aKey, pub.body, pub.partBytes, checkFirst);
       await recordEvent(store, pub.event);
     }
     const outcome = await promote(store, pub.mKey, base, pub.partition, pub.entry);
@@ -62,17 +65,31 @@ export async function publishAndPromote(
  * The artifact is stored under its key with exactly these bytes: created write-once when absent (also when gc
  * removed it as an orphan: this run holds the validated bytes), compared when another writer got there first.
  */
-async function ensureArtifact(store: ObjectStore, key: string, bytes: Uint8Array, checkFirst: boolean): Promise<void> {
+async function ensureArtifact(
+  store: ObjectStore,
+  key: string,
+  body: StreamBody,
+  partBytes: number,
+  checkFirst: boolean,
+): Promise<void> {
   if (checkFirst && (await store.exists(key))) return;
   try {
-    await store.put(key, bytes, { mode: "create" });
+    await store.put(key, body, { mode: "create", partBytes });
   } catch (error) {
     if (!(error instanceof AlreadyExistsError)) throw error;
-    const theirs = await store.get(key);
-    if (!Buffer.from(theirs.body).equals(Buffer.from(bytes))) {
+    if ((await storedSha256(store, key, partBytes)) !== body.sha256) {
       throw new NonDeterministicError(
         `${store.locate(key)} already holds different bytes for the same key: the task's output is not deterministic`,
       );
     }
   }
+}
+
+/** The sha256 of what the store holds under `key`, read in ranges of `chunk` bytes. */
+async function storedSha256(store: ObjectStore, key: string, chunk: number): Promise<string> {
+  const hash = createHash("sha256");
+  const { size } = (await store.get(key, { range: { offset: 0, length: 0 } })).meta;
+  for (let at = 0; at < size; at += chunk)
+    hash.update((await store.get(key, { range: { offset: at, length: Math.min(chunk, size - at) } })).body);
+  return hash.digest("hex");
 }

@@ -59,6 +59,11 @@ export interface RefreshOptions {
   validator?: GeometryValidator;
   /** Threads that encode the artifact's row groups (this one plus workers; default 1). Bytes do not depend on it. */
   encodeThreads?: number;
+  /**
+   * Bytes georefresh may buffer of the artifact beyond compute's rows (memory-budget.ts; default 256 MiB); the
+   * artifact's bytes never depend on it.
+   */
+  maxMemory?: number;
   /** Promote even when plausibility objects; recorded in the manifest entry. */
   overridePlausibility?: boolean;
   runId?: string;

@@ -5,6 +5,7 @@ import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { UpstreamMissingError } from "./dataset-input.js";
 import { produce } from "./produce.js";
+import type { StagedArtifact } from "./staging.js";
 import { publishAndPromote } from "./publish.js";
 import { recordOf } from "./record.js";
 import { RefreshError } from "./refresh-types.js";
@@ -119,12 +120,19 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
   const result: Result = (outcome, message, extra = {}) => ({ partition, outcome, runId, message, ...extra });
   const validator = opts.validator ?? new GeometryValidator({ threads: 0 });
   let temp: string | undefined;
+  let staged: StagedArtifact | undefined;
   try {
     const plan = await planRun(opts, run);
     const settled = await settle(opts, run, plan, result);
     if (settled) return settled;
     await ensureProbed(store);
-    const produced = await produce(opts, plan, runId, (key) => (temp = key));
+    const produced = await produce(
+      opts,
+      plan,
+      runId,
+      (key) => (temp = key),
+      (s) => (staged = s),
+    );
     const verified = await verify(opts, run, plan, produced, validator);
     const { entry, event } = recordOf(opts, plan, verified, runId);
     const { outcome: promoted, base } = await publishAndPromote(store, {
@@ -134,7 +142,8 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
       start: plan.start,
       entry,
       event,
-      bytes: produced.bytes,
+      body: produced.staged,
+      partBytes: produced.budget.partBytes,
       published: produced.reused,
     });
     const extra = { key: plan.key, sha256: entry.sha256, rows: entry.rows };
@@ -166,6 +175,7 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
   } finally {
     // Clean up: the temp key (gc removes any a crash left behind), and a validator this run started.
     if (temp) await store.delete(temp).catch(() => undefined);
+    await staged?.dispose();
     if (opts.validator === undefined) await validator.close();
   }
 }

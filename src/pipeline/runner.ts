@@ -65,6 +65,7 @@ function inlineRunner({ opts, artifactIndex, proven }: RunnerContext): Partition
           params: opts.params,
           validator,
           encodeThreads,
+          maxMemory: opts.maxMemory,
           overridePlausibility: opts.overridePlausibility,
         },
         { inputCache, artifactIndex, proven, knownManifests: known },
@@ -85,6 +86,7 @@ function poolRunner({ opts, artifactIndex, proven, runId, concurrency, total }: 
     versions: opts.versions,
     params: opts.params ?? {},
     overridePlausibility: Boolean(opts.overridePlausibility),
+    ...(opts.maxMemory ? { maxMemory: opts.maxMemory } : {}),
   };
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   let pool: WorkerPool<{ job: PartitionJob }, { result: RefreshResult }> | undefined;

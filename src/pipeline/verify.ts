@@ -27,7 +27,16 @@ export async function verify(
   validator: GeometryValidator,
 ): Promise<Verified> {
   const { store, task, partition } = opts;
-  const facts = await inspectArtifact(produced.bytes, produced.where, plan.storage, validator);
+  const { staged } = produced;
+  const facts = await inspectArtifact(produced.source, produced.where, plan.storage, validator, {
+    chunkBytes: produced.budget.partBytes,
+    ...(produced.reused ? { tee: (bytes: Uint8Array) => staged.write(bytes) } : {}),
+  });
+  if (produced.reused) staged.end();
+  else if (facts.sha256 !== staged.sha256)
+    facts.problems.push(
+      `${produced.where} reads back as other bytes (sha256 ${facts.sha256.slice(0, 12)}) than were written (${staged.sha256.slice(0, 12)}): the store is corrupting data`,
+    );
   if (facts.problems.length) {
     const what = produced.reused
       ? `existing artifact ${produced.where} fails validation`

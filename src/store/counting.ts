@@ -1,5 +1,13 @@
 import { hasMultipartUploads, predictsVersions } from "./types.js";
-import type { GetOptions, ListOptions, MultipartUploads, ObjectStore, PredictsVersions, PutOptions } from "./types.js";
+import type {
+  GetOptions,
+  ListOptions,
+  MultipartUploads,
+  ObjectStore,
+  PredictsVersions,
+  PutBody,
+  PutOptions,
+} from "./types.js";
 
 export type StoreCall = "head" | "exists" | "get" | "put" | "delete" | "list";
 
@@ -63,7 +71,7 @@ export class CountingStore implements ObjectStore {
     return this.inner.get(key, options);
   }
 
-  put(key: string, body: Uint8Array, options?: PutOptions) {
+  put(key: string, body: PutBody, options?: PutOptions) {
     this.calls.put++;
     return this.inner.put(key, body, options);
   }

@@ -26,9 +26,11 @@ import type {
   ListOptions,
   ObjectMeta,
   ObjectStore,
+  PutBody,
   PutOptions,
   PutResult,
 } from "./types.js";
+import { isStreamBody } from "./types.js";
 
 /** Staging files and key locks live here, inside the root so that link/rename never cross filesystems. */
 export const FS_INTERNAL_DIR = ".georefresh";
@@ -128,12 +130,11 @@ export class FsStore implements ObjectStore {
     }
   }
 
-  async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
+  async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
     const path = this.pathOf(key);
     await this.prepare();
     const mode = options?.mode ?? "overwrite";
-    const version = sha256Hex(body);
-    const staged = await this.stage(body);
+    const { staged, version, ino } = await this.stage(body);
     let renamed = false;
     try {
       if (mode === "create") {
@@ -146,10 +147,13 @@ export class FsStore implements ObjectStore {
         });
       }
       await syncDir(dirname(path));
-      return { version };
     } finally {
       if (!renamed) await unlink(staged).catch(() => {});
     }
+    // Our inode still there: its version is known, so a ranged read of a large artifact need not hash it again.
+    const st = await lstat(path, { bigint: true }).catch(() => undefined);
+    if (st?.ino === ino) rememberVersion(st, version);
+    return { version };
   }
 
   async delete(key: string): Promise<void> {
@@ -277,16 +281,33 @@ export class FsStore implements ObjectStore {
     return this.ready;
   }
 
-  private async stage(body: Uint8Array): Promise<string> {
+  /** Writes the body to a fresh staging file, hashing what it writes (a StreamBody's own sha256 is not trusted). */
+  private async stage(body: PutBody): Promise<{ staged: string; version: string; ino: bigint }> {
     const staged = join(this.stagingDir, `${STAGING_OWNER}${randomUUID()}.part`);
     const handle = await open(staged, "wx");
     try {
-      await handle.writeFile(body);
+      const { ino } = await handle.stat({ bigint: true });
+      if (!isStreamBody(body)) {
+        await handle.writeFile(body);
+        await handle.sync();
+        return { staged, version: sha256Hex(body), ino };
+      }
+      const hash = createHash("sha256");
+      let size = 0;
+      for await (const chunk of body.chunks()) {
+        hash.update(chunk);
+        size += chunk.byteLength;
+        await handle.writeFile(chunk);
+      }
+      if (size !== body.size) throw new Error(`the body gave ${size} bytes, not the ${body.size} it announced`);
       await handle.sync();
+      return { staged, version: hash.digest("hex"), ino };
+    } catch (error) {
+      await unlink(staged).catch(() => {});
+      throw error;
     } finally {
       await handle.close();
     }
-    return staged;
   }
 
   /** Runs a link/rename into `path`, creating parent directories; maps file/directory clashes to clear errors. */

@@ -8,9 +8,11 @@ import type {
   ListOptions,
   ObjectMeta,
   ObjectStore,
+  PutBody,
   PutOptions,
   PutResult,
 } from "./types.js";
+import { bodyBytes } from "./types.js";
 import { sliceRange } from "./range.js";
 
 interface Entry {
@@ -58,8 +60,9 @@ export class MemoryStore implements ObjectStore {
     return { meta: { ...entry.meta }, body: sliceRange(entry.body, options?.range, key).slice() };
   }
 
-  async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
+  async put(key: string, input: PutBody, options?: PutOptions): Promise<PutResult> {
     validateKey(key);
+    const body = await bodyBytes(input);
     const mode = options?.mode ?? "overwrite";
     const current = this.objects.get(key);
     if (mode === "create" && current) throw new AlreadyExistsError(`${this.locate(key)} already exists`, { key });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { Agent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
+import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   DeleteObjectCommand,
@@ -35,9 +36,17 @@ import type {
   ListOptions,
   ObjectMeta,
   ObjectStore,
+  PutBody,
   PutOptions,
   PutResult,
 } from "./types.js";
+import { isStreamBody } from "./types.js";
+import { putMultipart } from "./s3-multipart.js";
+
+/** Parts of a multipart upload when the caller gives no memory setting (PutOptions.partBytes). */
+const DEFAULT_PART_BYTES = 64 * 2 ** 20;
+/** S3's smallest part but the last. GEOREFRESH_S3_MIN_PART_BYTES lowers it for a server configured so (the tests' RGW). */
+const S3_MIN_PART_BYTES = 5 * 2 ** 20;
 
 export interface S3StoreOptions {
   bucket: string;
@@ -53,6 +62,8 @@ export interface S3StoreOptions {
   retry?: RetryPolicy;
   /** Per-request limit; a conditional PUT that times out is resolved by re-reading. */
   requestTimeoutMs?: number;
+  /** The smallest part the server accepts but the last (S3: 5 MiB, the default). */
+  minPartBytes?: number;
 }
 
 /** ETags arrive quoted; versions are kept unquoted (RGW 16 matches If-Match only against the bare value). */
@@ -77,6 +88,7 @@ export class S3Store implements ObjectStore {
   private readonly retry: RetryPolicy;
   /** How this store wants the ETag in If-Match; learnt from behaviour (see ifMatchRejectedOwnEtag). */
   private quoteIfMatch = false;
+  private readonly minPartBytes: number;
 
   constructor(options: S3StoreOptions) {
     this.bucket = options.bucket;
@@ -90,6 +102,7 @@ export class S3Store implements ObjectStore {
     this.endpoint = endpoint ? redact(endpoint) : "AWS S3";
     this.url = `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ""}`;
     this.retry = options.retry ?? DEFAULT_RETRY;
+    this.minPartBytes = options.minPartBytes ?? (Number(process.env.GEOREFRESH_S3_MIN_PART_BYTES) || S3_MIN_PART_BYTES);
     const region =
       options.region ??
       process.env.AWS_REGION ??
@@ -116,7 +129,7 @@ export class S3Store implements ObjectStore {
     });
   }
 
-  /** The ETag of a single-part PUT (every put here is one): the bytes' MD5, unless the bucket encrypts with KMS. */
+  /** The ETag of a single-part PUT (every put of a Uint8Array is one): the bytes' MD5, unless the bucket encrypts with KMS. */
   versionFor(body: Uint8Array): string {
     return createHash("md5").update(body).digest("hex");
   }
@@ -174,21 +187,45 @@ export class S3Store implements ObjectStore {
     });
   }
 
-  async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
+  /**
+   * Every object carries its sha256 as x-amz-meta-sha256, so reading back an unknown outcome is one HEAD. A
+   * StreamBody up to one part is streamed in one PUT; a larger one goes up in parts (s3-multipart.ts).
+   */
+  async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
     const Key = this.fullKey(key);
     const mode = options?.mode ?? "overwrite";
-    const base = {
+    const partBytes = Math.max(this.minPartBytes, options?.partBytes ?? DEFAULT_PART_BYTES);
+    if (isStreamBody(body) && body.size > partBytes)
+      return putMultipart(
+        {
+          client: this.client,
+          bucket: this.bucket,
+          key: Key,
+          storeKey: key,
+          where: this.locate(key),
+          retry: this.retry,
+          contentType: options?.contentType,
+          fail: (error, what) => toStoreError(error, what, this.ctx(key)),
+        },
+        body,
+        partBytes,
+        mode,
+      );
+    const sha256 = isStreamBody(body) ? body.sha256 : sha256Hex(body);
+    // A stream is made afresh for each attempt: a retry sends the bytes again from the start.
+    const base = () => ({
       Bucket: this.bucket,
       Key,
-      Body: body,
-      ContentLength: body.byteLength,
+      Body: isStreamBody(body) ? Readable.from(body.chunks()) : body,
+      ContentLength: isStreamBody(body) ? body.size : body.byteLength,
       ContentType: options?.contentType,
-    };
+      Metadata: { sha256 },
+    });
     if (mode === "overwrite") {
-      const out = await this.call(`PUT ${this.locate(key)}`, key, () => this.client.send(new PutObjectCommand(base)));
+      const out = await this.call(`PUT ${this.locate(key)}`, key, () => this.client.send(new PutObjectCommand(base())));
       return { version: unquoteEtag(out.ETag) };
     }
-    return this.conditionalPut(key, body, mode === "create" ? undefined : mode.update, base);
+    return this.conditionalPut(key, sha256, mode === "create" ? undefined : mode.update, base);
   }
 
   async delete(key: string): Promise<void> {
@@ -286,9 +323,9 @@ export class S3Store implements ObjectStore {
 
   private async conditionalPut(
     key: string,
-    body: Uint8Array,
+    sha256: string,
     expected: string | undefined,
-    base: ConstructorParameters<typeof PutObjectCommand>[0],
+    base: () => ConstructorParameters<typeof PutObjectCommand>[0],
   ): Promise<PutResult> {
     const where = this.locate(key);
     const lost = (current: string | undefined): StoreError =>
@@ -305,7 +342,7 @@ export class S3Store implements ObjectStore {
       const condition =
         expected === undefined ? { IfNoneMatch: "*" } : { IfMatch: this.quoteIfMatch ? `"${expected}"` : expected };
       try {
-        const out = await this.client.send(new PutObjectCommand({ ...base, ...condition }));
+        const out = await this.client.send(new PutObjectCommand({ ...base(), ...condition }));
         return { version: unquoteEtag(out.ETag) };
       } catch (error) {
         const failure = classify(error, true);
@@ -340,7 +377,7 @@ export class S3Store implements ObjectStore {
             this.ctx(key),
           );
         });
-        if (stored && stored.hash === sha256Hex(body)) return { version: stored.version };
+        if (stored && stored.hash === sha256) return { version: stored.version };
         const stillExpected = expected === undefined ? stored === undefined : stored?.version === expected;
         if (!stillExpected) throw lost(stored?.version);
         if (giveUp) throw toStoreError(error, `conditional PUT ${where}`, this.ctx(key));
@@ -360,7 +397,12 @@ export class S3Store implements ObjectStore {
 
   private async readBack(key: string): Promise<{ hash: string; version: string } | undefined> {
     try {
-      const { body, meta } = await this.get(key);
+      const head = await this.client
+        .send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }))
+        .catch((error: unknown) => (classify(error, false) === "not-found" ? undefined : Promise.reject(error)));
+      if (!head) return undefined;
+      if (head.Metadata?.sha256) return { hash: head.Metadata.sha256, version: unquoteEtag(head.ETag) };
+      const { body, meta } = await this.get(key); // written by another tool: hash the bytes
       return { hash: sha256Hex(body), version: meta.version };
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;

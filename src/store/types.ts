@@ -15,6 +15,33 @@ export type PutMode = "overwrite" | "create" | { update: string };
 export interface PutOptions {
   mode?: PutMode;
   contentType?: string;
+  /**
+   * The most bytes of a StreamBody the caller lets the store buffer at once (its memory setting). A store that
+   * uploads in parts (S3) sends parts of this size, or its minimum part size if larger; default 64 MiB.
+   */
+  partBytes?: number;
+}
+
+/**
+ * A body too large to hold as one buffer (a staged artifact): its size and sha256 known up front, its bytes
+ * readable from the start as often as a retry needs. Every store accepts it wherever it accepts bytes.
+ */
+export interface StreamBody {
+  readonly size: number;
+  readonly sha256: string;
+  chunks(): AsyncIterable<Uint8Array>;
+}
+
+export type PutBody = Uint8Array | StreamBody;
+
+export const isStreamBody = (body: PutBody): body is StreamBody => !(body instanceof Uint8Array);
+
+/** The whole of a body as one buffer: for the stores that keep objects in memory. */
+export async function bodyBytes(body: PutBody): Promise<Uint8Array> {
+  if (!isStreamBody(body)) return body;
+  const parts: Uint8Array[] = [];
+  for await (const chunk of body.chunks()) parts.push(chunk);
+  return Buffer.concat(parts);
 }
 
 /**
@@ -79,7 +106,8 @@ export interface ObjectStore {
   exists(key: string): Promise<boolean>;
   /** Throws NotFoundError when absent. A reader never sees a partially written object. */
   get(key: string, options?: GetOptions): Promise<GetResult>;
-  put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult>;
+  /** The bytes, or a StreamBody of them; the same contract either way (test/store/conformance.ts). */
+  put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult>;
   /** Idempotent: deleting an absent key succeeds. */
   delete(key: string): Promise<void>;
   /** Every key that starts with `prefix`, in UTF-8 byte order, fetched page by page. */

@@ -1,4 +1,4 @@
-import type { GetOptions, ListOptions, ObjectStore, PutOptions } from "../../src/store/types.js";
+import type { GetOptions, ListOptions, ObjectStore, PutBody, PutOptions } from "../../src/store/types.js";
 
 /** What a process death looks like to the code that was running. */
 export class CrashError extends Error {
@@ -48,7 +48,7 @@ export class FaultyStore implements ObjectStore {
   get(key: string, o?: GetOptions) {
     return this.step(() => this.inner.get(key, o), false);
   }
-  put(key: string, body: Uint8Array, o?: PutOptions) {
+  put(key: string, body: PutBody, o?: PutOptions) {
     return this.step(() => this.inner.put(key, body, o), true);
   }
   delete(key: string) {

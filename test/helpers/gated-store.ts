@@ -1,4 +1,4 @@
-import type { GetOptions, ListOptions, ObjectStore, PutOptions } from "../../src/store/types.js";
+import type { GetOptions, ListOptions, ObjectStore, PutBody, PutOptions } from "../../src/store/types.js";
 import { CrashError } from "./faulty-store.js";
 
 export type Op = "head" | "exists" | "get" | "put" | "delete" | "list";
@@ -64,7 +64,7 @@ export class GatedStore implements ObjectStore {
   get(key: string, o?: GetOptions) {
     return this.step("get", key, () => this.inner.get(key, o));
   }
-  put(key: string, body: Uint8Array, o?: PutOptions) {
+  put(key: string, body: PutBody, o?: PutOptions) {
     return this.step("put", key, () => this.inner.put(key, body, o), o);
   }
   delete(key: string) {

@@ -85,6 +85,10 @@ export default async function setup(project: TestProject): Promise<void> {
     }
     Object.assign(process.env, serverEnv());
   }
+  // Our RGW takes multipart parts down to 64 KiB (scripts/s3-server.sh), so tiny memory caps upload in parts.
+  const ours = serverEnv();
+  if (process.env.S3_ENDPOINT === ours.S3_ENDPOINT)
+    process.env.GEOREFRESH_S3_MIN_PART_BYTES ??= ours.GEOREFRESH_S3_MIN_PART_BYTES;
   const env: S3TestEnv = {
     endpoint: process.env.S3_ENDPOINT as string,
     bucket: process.env.GEOREFRESH_TEST_S3_BUCKET ?? "georefresh-test",

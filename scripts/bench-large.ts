@@ -1,0 +1,146 @@
+/**
+ * npm run bench:large — one large partition, end to end: `refreshPartition` (compute through promote) of a task
+ * that yields Arrow batches of random points (1M, 4M, 10M) or small polygons (1M), on the filesystem store, each
+ * in its own process so that its peak RSS (VmHWM) is its own. Beside each, in the same run: DuckDB's 1-thread
+ * `COPY … (FORMAT parquet, COMPRESSION zstd)` of the same rows (our WKB, input order), loaded from our artifact
+ * untimed. Prints wall, peak RSS, artifact bytes and the ratios the issue targets (run ≤ 5× COPY, RSS ≤ 2×
+ * (Arrow table + one row group), 10M/1M ≤ 11×, points ≤ 1.3× DuckDB's file, polygons ≤ 1.1×).
+ * `--sizes 1M,4M` picks scenarios; `--max-memory 64MiB` passes a cap to the run.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { parseBytes } from "../src/pipeline/memory-budget.js";
+import { refreshPartition } from "../src/pipeline/refresh.js";
+import { FsStore } from "../src/store/fs.js";
+import { largePoints, largePolygons } from "./bench-tasks.js";
+
+interface ChildResult {
+  outcome: string;
+  message: string;
+  wall: number;
+  peakMiB: number;
+  baseMiB: number;
+  bytes: number;
+  artifact: string;
+}
+
+const KINDS = { points: largePoints, polygons: largePolygons };
+const SCENARIOS: { label: string; kind: keyof typeof KINDS; rows: number; bytesPerRow: number }[] = [
+  { label: "1M", kind: "points", rows: 1_000_000, bytesPerRow: 4 + 21 + 4 },
+  { label: "4M", kind: "points", rows: 4_000_000, bytesPerRow: 4 + 21 + 4 },
+  { label: "10M", kind: "points", rows: 10_000_000, bytesPerRow: 4 + 21 + 4 },
+  { label: "1M-polygons", kind: "polygons", rows: 1_000_000, bytesPerRow: 4 + 13 + 16 * 9 + 4 },
+];
+
+function kib(field: string): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"));
+  return Number(m?.[1] ?? 0);
+}
+
+async function child(kind: keyof typeof KINDS, dir: string, maxMemory?: string): Promise<ChildResult> {
+  const store = new FsStore(dir);
+  const base = kib("VmRSS");
+  const t0 = performance.now();
+  const result = await refreshPartition({
+    store,
+    task: KINDS[kind],
+    partition: { dataset: "large", region: "la", date: "2026-12-01" },
+    versions: {},
+    ...(maxMemory ? { maxMemory: parseBytes(maxMemory, "--max-memory") } : {}),
+  });
+  const wall = (performance.now() - t0) / 1000;
+  const entry = result.manifest?.current;
+  return {
+    outcome: result.outcome,
+    message: result.message,
+    wall,
+    peakMiB: kib("VmHWM") / 1024,
+    baseMiB: base / 1024,
+    bytes: entry?.bytes ?? 0,
+    artifact: entry ? store.locate(entry.artifact) : "",
+  };
+}
+
+async function duckCopy(artifact: string, out: string): Promise<number> {
+  const { DuckDBInstance } = await import("@duckdb/node-api"); // not in the measured child
+  const db = await DuckDBInstance.create(":memory:", { threads: "1" });
+  const conn = await db.connect();
+  await conn.run(
+    `SET enable_geoparquet_conversion = false; CREATE TABLE t AS SELECT id, geometry FROM read_parquet('${artifact}') ORDER BY id`,
+  );
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    await conn.run(`COPY t TO '${out}' (FORMAT parquet, COMPRESSION zstd)`);
+    times.push((performance.now() - t0) / 1000);
+  }
+  conn.closeSync();
+  return times.sort((a, b) => a - b)[1] as number;
+}
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+
+if (arg("--child")) {
+  const r = await child(arg("--child") as keyof typeof KINDS, arg("--dir") as string, arg("--max-memory"));
+  process.stdout.write(JSON.stringify(r));
+} else {
+  const wanted = arg("--sizes")?.split(",");
+  const rows: string[][] = [["scenario", "georefresh", "DuckDB COPY 1 thread", "ratio", "target"]];
+  const walls: Record<string, number> = {};
+  for (const s of SCENARIOS.filter((x) => !wanted || wanted.includes(x.label))) {
+    const dir = mkdtempSync(join(tmpdir(), "georefresh-bench-large-"));
+    try {
+      const args = [...process.execArgv, fileURLToPath(import.meta.url), "--child", s.kind, "--dir", dir];
+      if (arg("--max-memory")) args.push("--max-memory", arg("--max-memory") as string);
+      const out = execFileSync(process.execPath, args, {
+        encoding: "utf8",
+        maxBuffer: 1 << 24,
+        env: { ...process.env, GEOREFRESH_BENCH_ROWS: String(s.rows) },
+      });
+      const r = JSON.parse(out) as ChildResult;
+      if (r.outcome !== "promoted") throw new Error(`${s.label}: ${r.outcome}: ${r.message}`);
+      const duckFile = join(dir, "duck.parquet");
+      const tDuck = await duckCopy(r.artifact, duckFile);
+      const duckBytes = statSync(duckFile).size;
+      const arrowMiB = (s.rows * s.bytesPerRow) / 2 ** 20;
+      const groupMiB = (65_536 * s.bytesPerRow) / 2 ** 20;
+      walls[s.label] = r.wall;
+      const name = `${s.label} ${s.kind}`;
+      rows.push([
+        `${name}: run, compute → promote`,
+        `${r.wall.toFixed(2)} s`,
+        `${tDuck.toFixed(3)} s`,
+        `${(r.wall / tDuck).toFixed(1)}×`,
+        "≤ 5×",
+      ]);
+      rows.push([
+        `${name}: peak RSS vs (Arrow table + one row group)`,
+        `${r.peakMiB.toFixed(0)} MiB (${r.baseMiB.toFixed(0)} at start)`,
+        `${(arrowMiB + groupMiB).toFixed(0)} MiB`,
+        `${(r.peakMiB / (arrowMiB + groupMiB)).toFixed(2)}×`,
+        "≤ 2×",
+      ]);
+      rows.push([
+        `${name}: artifact bytes vs DuckDB's file`,
+        `${(r.bytes / 2 ** 20).toFixed(1)} MiB`,
+        `${(duckBytes / 2 ** 20).toFixed(1)} MiB`,
+        `${(r.bytes / duckBytes).toFixed(2)}×`,
+        s.kind === "points" ? "≤ 1.3×" : "≤ 1.1×",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (walls["1M"] && walls["10M"])
+    rows.push(["points: run time 10M / 1M", `${(walls["10M"] / walls["1M"]).toFixed(1)}×`, "", "", "≤ 11× (linear)"]);
+  const w = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  for (const r of rows) console.log(r.map((c, i) => c.padEnd(w[i] as number)).join("  "));
+  writeFileSync(join(tmpdir(), "georefresh-bench-large.json"), JSON.stringify(rows));
+}

@@ -1,0 +1,176 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "./errors.js";
+import type { StoreError } from "./errors.js";
+import { backoffMs } from "./retry.js";
+import type { RetryPolicy } from "./retry.js";
+import { classify } from "./s3-errors.js";
+import type { PutMode, PutResult, StreamBody } from "./types.js";
+
+/**
+ * A StreamBody larger than one part, as an S3 multipart upload (docs/large-partitions.md). Parts are cut from the
+ * body's chunks into buffers of `partBytes`, so one part at a time is held. Every object carries its sha256 as
+ * x-amz-meta-sha256, so a read-back is a HEAD, not a download.
+ *
+ * Write-once: CompleteMultipartUpload carries If-None-Match: * (If-Match for an update). AWS honours it; Ceph RGW
+ * ignores it (measured). So a create also asks HEAD before it starts and again after it completes: a key that
+ * already exists, or holds another upload's sha256 afterwards, is reported as AlreadyExistsError, and the caller
+ * compares the bytes there with its own, as for a single PUT. On a store that ignores the condition, two
+ * completes of different bytes inside one HEAD's round trip can still both succeed; for an artifact that takes a
+ * non-deterministic task racing itself on one key, and its manifest's sha256 then tells the truth on verify.
+ */
+
+export interface MultipartTarget {
+  client: S3Client;
+  bucket: string;
+  /** The full object key. */
+  key: string;
+  /** The store's own key, for errors. */
+  storeKey: string;
+  where: string;
+  retry: RetryPolicy;
+  contentType?: string;
+  /** Maps an SDK failure to the store's typed error. */
+  fail: (error: unknown, what: string) => StoreError;
+}
+
+const unquote = (etag: string | undefined) => (etag ?? "").replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+
+async function storedSha(t: MultipartTarget): Promise<{ sha256?: string; version: string } | undefined> {
+  try {
+    const out = await t.client.send(new HeadObjectCommand({ Bucket: t.bucket, Key: t.key }));
+    return { sha256: out.Metadata?.sha256, version: unquote(out.ETag) };
+  } catch (error) {
+    if (classify(error, false) === "not-found") return undefined;
+    throw t.fail(error, `HEAD ${t.where}`);
+  }
+}
+
+/** Cuts the body's chunks into parts of exactly `size` bytes (the last one shorter). */
+async function* parts(body: StreamBody, size: number): AsyncGenerator<Uint8Array> {
+  let part = new Uint8Array(size);
+  let fill = 0;
+  for await (const chunk of body.chunks()) {
+    for (let at = 0; at < chunk.byteLength;) {
+      const n = Math.min(size - fill, chunk.byteLength - at);
+      part.set(chunk.subarray(at, at + n), fill);
+      fill += n;
+      at += n;
+      if (fill === size) {
+        yield part;
+        part = new Uint8Array(size);
+        fill = 0;
+      }
+    }
+  }
+  if (fill > 0) yield part.subarray(0, fill);
+}
+
+async function retried<T>(t: MultipartTarget, what: string, send: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const kind = classify(error, false);
+      if ((kind !== "transient" && kind !== "ambiguous") || attempt + 1 >= t.retry.attempts) throw t.fail(error, what);
+      await sleep(backoffMs(attempt, t.retry));
+    }
+  }
+}
+
+function lost(t: MultipartTarget, mode: PutMode, current: string | undefined): StoreError {
+  if (mode === "create") return new AlreadyExistsError(`${t.where} already exists`, { key: t.storeKey });
+  const expected = typeof mode === "object" ? mode.update : "";
+  return new PreconditionFailedError(
+    current === undefined
+      ? `${t.where} does not exist (expected version ${expected})`
+      : `${t.where} changed: expected version ${expected}, found ${current}`,
+    { key: t.storeKey },
+  );
+}
+
+export async function putMultipart(
+  t: MultipartTarget,
+  body: StreamBody,
+  partBytes: number,
+  mode: PutMode,
+): Promise<PutResult> {
+  const before = await storedSha(t);
+  if (mode === "create" && before) throw lost(t, mode, before.version);
+  if (typeof mode === "object" && before?.version !== mode.update) throw lost(t, mode, before?.version);
+
+  const created = await retried(t, `start multipart upload of ${t.where}`, () =>
+    t.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: t.bucket,
+        Key: t.key,
+        ContentType: t.contentType,
+        Metadata: { sha256: body.sha256 },
+      }),
+    ),
+  );
+  const UploadId = created.UploadId as string;
+  try {
+    const done: { ETag: string; PartNumber: number }[] = [];
+    for await (const part of parts(body, partBytes)) {
+      const PartNumber = done.length + 1;
+      const out = await retried(t, `upload part ${PartNumber} of ${t.where}`, () =>
+        t.client.send(
+          new UploadPartCommand({
+            Bucket: t.bucket,
+            Key: t.key,
+            UploadId,
+            PartNumber,
+            Body: part,
+            ContentLength: part.byteLength,
+          }),
+        ),
+      );
+      done.push({ ETag: out.ETag as string, PartNumber });
+    }
+    const condition =
+      mode === "create" ? { IfNoneMatch: "*" } : typeof mode === "object" ? { IfMatch: `"${mode.update}"` } : {};
+    try {
+      const out = await t.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: t.bucket,
+          Key: t.key,
+          UploadId,
+          MultipartUpload: { Parts: done },
+          ...condition,
+        }),
+      );
+      return await settle(t, body, mode, unquote(out.ETag));
+    } catch (error) {
+      if (error instanceof AlreadyExistsError || error instanceof PreconditionFailedError) throw error;
+      const kind = classify(error, true);
+      if (kind === "precondition") throw lost(t, mode, (await storedSha(t))?.version);
+      if (kind !== "ambiguous" && kind !== "transient") throw t.fail(error, `complete multipart upload of ${t.where}`);
+      // Outcome unknown: our sha256 there means it landed.
+      const stored = await storedSha(t);
+      if (stored?.sha256 === body.sha256) return { version: stored.version };
+      throw t.fail(error, `complete multipart upload of ${t.where}`);
+    }
+  } catch (error) {
+    await t.client
+      .send(new AbortMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId }))
+      .catch(() => undefined); // gc aborts what is left (MultipartUploads)
+    throw error;
+  }
+}
+
+/** After a create: another upload's sha256 at the key means its complete landed after ours. */
+async function settle(t: MultipartTarget, body: StreamBody, mode: PutMode, version: string): Promise<PutResult> {
+  if (mode !== "create") return { version };
+  const after = await storedSha(t);
+  if (!after) throw new NotFoundError(`${t.where} is missing right after its upload completed`, { key: t.storeKey });
+  if (after.sha256 !== body.sha256) throw lost(t, mode, after.version);
+  return { version: after.version };
+}
