@@ -19,7 +19,8 @@ export { COVERING_COLUMN };
  * Pinned into every file's created_by. Bump it (and so every artifact key, which fingerprints it) only when the
  * bytes this writer produces change.
  */
-export const WRITER_ID = "georefresh-geoparquet 2 (parquet-wasm 0.8.0, parquet-rs 59, zstd-wasm 0.0.27 level 1)";
+export const WRITER_ID =
+  "georefresh-geoparquet 3 (parquet-wasm 0.8.0, parquet-rs 59, zstd-wasm 0.0.27 level 1, float32 covering split in byte streams)";
 
 /** Rows per row group: 64 × 1024, inside the 64k–128k range readers handle best; a multiple of 1024. */
 export const ROW_GROUP_ROWS = 65_536;

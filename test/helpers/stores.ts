@@ -29,6 +29,9 @@ export function s3Env(): Record<string, string> {
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     AWS_REGION: s3.region,
     GEOREFRESH_S3_PATH_STYLE: "true",
+    ...(process.env.GEOREFRESH_S3_MIN_PART_BYTES
+      ? { GEOREFRESH_S3_MIN_PART_BYTES: process.env.GEOREFRESH_S3_MIN_PART_BYTES }
+      : {}),
   };
 }
 
