@@ -1,7 +1,8 @@
 /**
  * npm run bench:large — one large partition, end to end: `refreshPartition` (compute through promote) of a task
  * that yields Arrow batches of random points (1M, 4M, 10M) or small polygons (1M), on the filesystem store, each
- * in its own process so that its peak RSS (VmHWM) is its own. Beside each, in the same run: DuckDB's 1-thread
+ * in its own process so that its peak RSS (VmHWM) is its own, set up as `georefresh run` is (validation and
+ * row-group encoding on one thread per core). Beside each, in the same run: DuckDB's 1-thread
  * `COPY … (FORMAT parquet, COMPRESSION zstd)` of the same rows (our WKB, input order), loaded from our artifact
  * untimed. Prints wall, peak RSS, artifact bytes and the ratios the issue targets (run ≤ 5× COPY, RSS ≤ 2×
  * (Arrow table + one row group), 10M/1M ≤ 11×, points ≤ 1.3× DuckDB's file, polygons ≤ 1.1×).
@@ -9,10 +10,11 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { GeometryValidator } from "../src/geo/validity.js";
 import { parseBytes } from "../src/pipeline/memory-budget.js";
 import { refreshPartition } from "../src/pipeline/refresh.js";
 import { FsStore } from "../src/store/fs.js";
@@ -45,14 +47,19 @@ async function child(kind: keyof typeof KINDS, dir: string, maxMemory?: string):
   const store = new FsStore(dir);
   const base = kib("VmRSS");
   const t0 = performance.now();
+  // As `georefresh run` sets it up: validation and row-group encoding on one thread per core.
+  const validator = new GeometryValidator({ threads: availableParallelism() });
   const result = await refreshPartition({
     store,
     task: KINDS[kind],
     partition: { dataset: "large", region: "la", date: "2026-12-01" },
     versions: {},
+    validator,
+    encodeThreads: availableParallelism(),
     ...(maxMemory ? { maxMemory: parseBytes(maxMemory, "--max-memory") } : {}),
   });
   const wall = (performance.now() - t0) / 1000;
+  await validator.close();
   const entry = result.manifest?.current;
   return {
     outcome: result.outcome,

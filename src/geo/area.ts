@@ -1,7 +1,7 @@
 import { crsFromCode, transformer } from "./crs.js";
 import type { Crs } from "./crs.js";
 import type { Geometry } from "./geometry.js";
-import { encodeWkb } from "./wkb.js";
+import { encodeWkb, wkbBaseCode } from "./wkb.js";
 import { scanWkb } from "./wkb-scan.js";
 
 /**
@@ -26,7 +26,16 @@ function authalicQ(latDeg: number): number {
 /** Maps (x, y) into an equal-area plane, writing into `out` (no allocation per coordinate on the fast paths). */
 type Mapper = (x: number, y: number, out: Float64Array) => void;
 
+const mappers = new Map<string, { map: Mapper; scale: number }>();
+
+/** One mapper per CRS, made once: this runs for every row of every artifact. */
 function mapper(crs: Crs): { map: Mapper; scale: number } {
+  let m = mappers.get(crs.proj4);
+  if (!m) mappers.set(crs.proj4, (m = makeMapper(crs)));
+  return m;
+}
+
+function makeMapper(crs: Crs): { map: Mapper; scale: number } {
   if (EQUAL_AREA.has(crs.id)) {
     return { map: (x, y, out) => ((out[0] = x), (out[1] = y)), scale: 1 };
   }
@@ -44,6 +53,8 @@ function mapper(crs: Crs): { map: Mapper; scale: number } {
 
 /** Shoelace per ring (closed even if the data did not repeat its start), shells added and holes subtracted. */
 export function wkbEqualAreaArea(wkb: Uint8Array, crs: Crs, row?: number): number {
+  const code = wkbBaseCode(wkb);
+  if (code === 1 || code === 2 || code === 4 || code === 5) return 0; // points and lines: no rings to scan
   const { map, scale } = mapper(crs);
   const p = new Float64Array(2);
   let total = 0;

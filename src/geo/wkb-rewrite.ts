@@ -164,3 +164,40 @@ export function rewriteWkbColumn(
   }
   return { data: out.subarray(0, w.out), offsets: outOffsets, bboxes, types };
 }
+
+/**
+ * rewriteWkbColumn over the WKB columns of several batches, into one output buffer (no joined copy of the input
+ * first). `done(i)` runs once batch i has been rewritten, so the caller can let its input go. Rows are numbered
+ * across batches.
+ */
+export function rewriteWkbBatches(
+  batches: readonly { data: Uint8Array; offsets: Int32Array }[],
+  transform: ((p: Position) => Position) | undefined,
+  done: (i: number) => void,
+): WkbColumn {
+  const rows = batches.reduce((n, b) => n + b.offsets.length - 1, 0);
+  const size = batches.reduce((n, b) => n + (b.offsets[b.offsets.length - 1] as number) - (b.offsets[0] as number), 0);
+  const out = new Uint8Array(size);
+  const outOffsets = new Int32Array(rows + 1);
+  const bboxes = new Float64Array(4 * rows);
+  const types = new Set<string>();
+  let row = 0;
+  let at = 0;
+  for (const [k, batch] of batches.entries()) {
+    const w = new WkbRewriter(batch.data, out, transform);
+    w.out = at;
+    for (let i = 0; i < batch.offsets.length - 1; i++, row++) {
+      const type = w.value(batch.offsets[i] as number, batch.offsets[i + 1] as number, row);
+      outOffsets[row + 1] = w.out;
+      types.add(w.z ? `${type} Z` : type);
+      const empty = !(w.xmin <= w.xmax);
+      bboxes[4 * row] = empty ? NaN : w.xmin;
+      bboxes[4 * row + 1] = empty ? NaN : w.ymin;
+      bboxes[4 * row + 2] = empty ? NaN : w.xmax;
+      bboxes[4 * row + 3] = empty ? NaN : w.ymax;
+    }
+    at = w.out;
+    done(k);
+  }
+  return { data: out.subarray(0, at), offsets: outOffsets, bboxes, types };
+}

@@ -235,6 +235,18 @@ export function readType(view: DataView, pos: number, le: boolean, row: number |
   return { type: TYPE_OF_CODE[code] as GeometryType, z, m, srid };
 }
 
+/**
+ * The base type code (1 Point … 7 GeometryCollection) of a WKB value from its first five bytes, or 0 when they
+ * are not a type word; for fast paths that need no decoding (a point has no area, and is valid once finite).
+ */
+export function wkbBaseCode(bytes: Uint8Array): number {
+  if (bytes.byteLength < 5 || (bytes[0] !== 0 && bytes[0] !== 1)) return 0;
+  const [a, b, c, d] = [bytes[1] as number, bytes[2] as number, bytes[3] as number, bytes[4] as number];
+  const raw = (bytes[0] === 1 ? a | (b << 8) | (c << 16) | (d << 24) : d | (c << 8) | (b << 16) | (a << 24)) >>> 0;
+  const code = (raw & 0x0fffffff) % 1000;
+  return code >= 1 && code <= 7 ? code : 0;
+}
+
 /** The part type each Multi* geometry must hold. */
 export const PART_TYPE: Partial<Record<GeometryType, GeometryType>> = {
   MultiPoint: "Point",

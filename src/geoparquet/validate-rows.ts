@@ -1,3 +1,4 @@
+import { compactChunks } from "./columns.js";
 import { DataType } from "apache-arrow";
 import type { Table, Vector } from "apache-arrow";
 import { isoTypeCode } from "../geo/geometry.js";
@@ -88,10 +89,13 @@ export function checkCovering(
     });
     return;
   }
-  const [xmin, ymin, xmax, ymax] = parts as Vector[];
+  // The leaves' own buffers (float32 or float64), not a row accessor per value.
+  const [xmin, ymin, xmax, ymax] = (parts as Vector[]).map(
+    (p) => compactChunks(p).data[0]?.values as Float32Array | Float64Array,
+  ) as [Float32Array, Float32Array, Float32Array, Float32Array];
   for (let i = 0; i < geomBoxes.length / 4; i++) {
     if (Number.isNaN(geomBoxes[4 * i])) continue;
-    const c = [xmin?.get(i), ymin?.get(i), xmax?.get(i), ymax?.get(i)] as number[];
+    const c = [xmin[i], ymin[i], xmax[i], ymax[i]] as number[];
     const g = geomBoxes.subarray(4 * i, 4 * i + 4);
     const ok =
       (c[0] as number) <= (g[0] as number) &&

@@ -1,9 +1,11 @@
+import { Binary, makeData, makeVector } from "apache-arrow";
 import type { Table, Vector } from "apache-arrow";
 import type { Crs } from "../geo/crs.js";
 import { wkbSummary } from "../geo/wkb.js";
 import { binaryColumn, compactChunks } from "./columns.js";
 import { encodeGroups } from "./encode-groups.js";
 import { hilbertOrder } from "./hilbert.js";
+import { idComparator } from "./id-order.js";
 import { DEFAULT_FORMAT, FORMAT_VERSION, geoMetadataJson, sortGeometryTypes } from "./metadata.js";
 import type { GeoParquetFormat } from "./metadata.js";
 import { annotateGeometry } from "./native.js";
@@ -121,30 +123,27 @@ export async function writeGeoParquetTo(
       `'${geometryColumn}' holds ${measured.join(", ")}: M coordinates are not supported (georefresh stores XY or XYZ)`,
     );
 
-  const id = options.idColumn ? input.getChild(options.idColumn) : undefined;
+  // Each column is joined into one chunk once here (the geometry from the WKB buffers already joined), not again
+  // by take() for every row group. Sorted copies are made one row group at a time: only the order and the groups
+  // in flight are ever extra.
+  const columns = input.schema.fields
+    .filter((f) => f.name !== COVERING_COLUMN)
+    .map(
+      (f) =>
+        [
+          f.name,
+          f.name === geometryColumn
+            ? makeVector(
+                makeData({ type: new Binary(), length: input.numRows, valueOffsets: wkb.offsets, data: wkb.data }),
+              )
+            : compactChunks(input.getChild(f.name) as Vector),
+        ] as const,
+    );
+  const id = options.idColumn ? columns.find(([name]) => name === options.idColumn)?.[1] : undefined;
   if (options.idColumn && !id)
     throw new GeoParquetWriteError(`the id column '${options.idColumn}' is not in the table`);
-  const cmp = (a: unknown, b: unknown) =>
-    a === b
-      ? 0
-      : a === null || a === undefined
-        ? 1
-        : b === null || b === undefined
-          ? -1
-          : (a as number) < (b as number)
-            ? -1
-            : 1;
-  const order = hilbertOrder(stats.bboxes, id ? (a, b) => cmp(id.get(a), id.get(b)) : undefined);
-
-  // Sorted copies are made one row group at a time: only the order and the groups in flight are ever extra.
-  // Each column is joined into one chunk once here, not again by take() for every row group.
-  const src: GroupSource = {
-    columns: input.schema.fields
-      .filter((f) => f.name !== COVERING_COLUMN)
-      .map((f) => [f.name, compactChunks(input.getChild(f.name) as Vector)] as const),
-    wkb,
-    bboxes: stats.bboxes,
-  };
+  const order = hilbertOrder(stats.bboxes, id ? idComparator(id) : undefined);
+  const src: GroupSource = { columns, wkb, bboxes: stats.bboxes };
   const native = (options.format ?? DEFAULT_FORMAT) === "geoparquet-2.0";
 
   const bbox = overallBBox(stats.bboxes);

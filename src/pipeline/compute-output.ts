@@ -1,10 +1,10 @@
-import { Binary, makeData, makeVector, Table } from "apache-arrow";
-import type { RecordBatch, Vector } from "apache-arrow";
+import { Binary, DataType, makeData, makeVector, Table } from "apache-arrow";
+import type { Data, RecordBatch, Vector } from "apache-arrow";
 import type { Crs } from "../geo/crs.js";
 import { transformer } from "../geo/crs.js";
 import { WkbError } from "../geo/wkb.js";
 import type { WkbColumn } from "../geo/wkb.js";
-import { rewriteWkbColumn } from "../geo/wkb-rewrite.js";
+import { rewriteWkbBatches, rewriteWkbColumn } from "../geo/wkb-rewrite.js";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { featuresToTable, FeatureSchemaError } from "../geoparquet/features.js";
 import type { ColumnSpec, Feature } from "../geoparquet/features.js";
@@ -70,6 +70,34 @@ function checkDeclared(table: Table, columns: ColumnSpec[] | undefined): void {
   }
 }
 
+interface SplitInput {
+  fields: string[];
+  numRows: number;
+  type: DataType;
+  /** Every column but the geometry, as it came. */
+  others: Record<string, Vector>;
+  /** The geometry column's chunks (one per batch). */
+  chunks: (Data | undefined)[];
+}
+
+/** compute's table, checked, taken apart so that nothing but the returned chunks holds its geometry. */
+function splitGeometry(table: Table, declared?: ColumnSpec[]): SplitInput {
+  if (declared) checkDeclared(table, declared);
+  const geometry = table.getChild(GEOMETRY_COLUMN);
+  if (!geometry)
+    throw new ComputeOutputError(
+      `compute's Arrow output has no '${GEOMETRY_COLUMN}' column of WKB (columns: ${signature(table)})`,
+    );
+  if (geometry.nullCount > 0)
+    throw new ComputeOutputError(
+      `compute's '${GEOMETRY_COLUMN}' column has ${geometry.nullCount} null values; write an empty geometry instead`,
+    );
+  const fields = table.schema.fields.map((f) => f.name);
+  const others: Record<string, Vector> = {};
+  for (const name of fields) if (name !== GEOMETRY_COLUMN) others[name] = table.getChild(name) as Vector;
+  return { fields, numRows: table.numRows, type: geometry.type, others, chunks: geometry.data.slice() };
+}
+
 /**
  * compute's output → one Arrow table ready for the writer, with the geometry column as canonical little-endian
  * ISO WKB in the storage CRS (reprojected coordinate by coordinate, without building geometry objects), plus
@@ -90,8 +118,7 @@ export async function tableFromCompute(
         `compute's batch ${i} is neither an array of features nor an Arrow table or record batch`,
       );
 
-  let table: Table;
-  let geometry: Vector;
+  let input: SplitInput;
   try {
     if (arrow.length === 0) {
       const features =
@@ -99,39 +126,44 @@ export async function tableFromCompute(
       const encoded = featuresToTable(features, opts.columns, GEOMETRY_COLUMN);
       // Features are encoded canonical already; only a reprojection needs a second pass over the WKB.
       if (!transform) return encoded;
-      table = encoded.table;
+      input = splitGeometry(encoded.table);
     } else {
-      table = arrowTable(arrow);
-      checkDeclared(table, opts.columns);
+      input = splitGeometry(arrowTable(arrow), opts.columns);
     }
-    const found = table.getChild(GEOMETRY_COLUMN);
-    if (!found)
-      throw new ComputeOutputError(
-        `compute's Arrow output has no '${GEOMETRY_COLUMN}' column of WKB (columns: ${signature(table)})`,
-      );
-    if (found.nullCount > 0)
-      throw new ComputeOutputError(
-        `compute's '${GEOMETRY_COLUMN}' column has ${found.nullCount} null values; write an empty geometry instead`,
-      );
-    geometry = found;
   } catch (error) {
     if (error instanceof FeatureSchemaError) throw new ComputeOutputError(error.message);
     throw error;
   }
+  // Only `input.chunks` reaches the batches' WKB now, so each can be collected once it is rewritten into the one
+  // output buffer (docs/large-partitions.md).
+  batches.length = 0;
+  arrow.length = 0;
+  const { fields, numRows, others, chunks } = input;
   let wkb: WkbColumn;
   try {
-    const { data, offsets } = binaryColumn(geometry, GEOMETRY_COLUMN);
-    wkb = rewriteWkbColumn(data, offsets, transform);
+    if (chunks.every((d) => d?.valueOffsets instanceof Int32Array) && DataType.isBinary(input.type)) {
+      const parts = chunks.map((d) => ({
+        data: (d as Data).values as Uint8Array,
+        offsets: ((d as Data).valueOffsets as Int32Array).subarray(0, (d as Data).length + 1),
+      }));
+      wkb = rewriteWkbBatches(parts, transform, (i) => {
+        chunks[i] = undefined;
+        (parts as unknown[])[i] = undefined;
+      });
+    } else {
+      const { data, offsets } = binaryColumn(makeVector(chunks as Data[]), GEOMETRY_COLUMN);
+      wkb = rewriteWkbColumn(data, offsets, transform);
+    }
   } catch (error) {
     if (error instanceof WkbError || (error as Error).name === "GeometryColumnError")
       throw new ComputeOutputError(`compute returned a bad geometry column: ${(error as Error).message}`);
     throw error;
   }
   const columns: Record<string, Vector> = {};
-  for (const field of table.schema.fields)
-    columns[field.name] =
-      field.name === GEOMETRY_COLUMN
-        ? makeVector(makeData({ type: new Binary(), length: table.numRows, valueOffsets: wkb.offsets, data: wkb.data }))
-        : (table.getChild(field.name) as Vector);
+  for (const name of fields)
+    columns[name] =
+      name === GEOMETRY_COLUMN
+        ? makeVector(makeData({ type: new Binary(), length: numRows, valueOffsets: wkb.offsets, data: wkb.data }))
+        : (others[name] as Vector);
   return { table: new Table(columns), stats: { bboxes: wkb.bboxes, types: wkb.types } };
 }
