@@ -6,7 +6,8 @@
  * `COPY … (FORMAT parquet, COMPRESSION zstd)` of the same rows (our WKB, input order), loaded from our artifact
  * untimed. Prints wall, peak RSS, artifact bytes and the ratios the issue targets (run ≤ 5× COPY, RSS ≤ 2×
  * (Arrow table + one row group), 10M/1M ≤ 11×, points ≤ 1.3× DuckDB's file, polygons ≤ 1.1×).
- * `--sizes 1M,4M` picks scenarios; `--max-memory 64MiB` passes a cap to the run.
+ * `--sizes 1M,4M` picks scenarios; `--max-memory 64MiB` passes a cap to the run; `--threads 1` runs everything on
+ * the partition's own thread.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -43,19 +44,25 @@ function kib(field: string): number {
   return Number(m?.[1] ?? 0);
 }
 
-async function child(kind: keyof typeof KINDS, dir: string, maxMemory?: string): Promise<ChildResult> {
+async function child(
+  kind: keyof typeof KINDS,
+  dir: string,
+  maxMemory?: string,
+  threads?: string,
+): Promise<ChildResult> {
   const store = new FsStore(dir);
   const base = kib("VmRSS");
   const t0 = performance.now();
-  // As `georefresh run` sets it up: validation and row-group encoding on one thread per core.
-  const validator = new GeometryValidator({ threads: availableParallelism() });
+  // As `georefresh run` sets it up: validation and row-group encoding on one thread per core (--threads N).
+  const n = threads ? Number(threads) : availableParallelism();
+  const validator = new GeometryValidator({ threads: n <= 1 ? 0 : n });
   const result = await refreshPartition({
     store,
     task: KINDS[kind],
     partition: { dataset: "large", region: "la", date: "2026-12-01" },
     versions: {},
     validator,
-    encodeThreads: availableParallelism(),
+    encodeThreads: Math.max(1, n),
     ...(maxMemory ? { maxMemory: parseBytes(maxMemory, "--max-memory") } : {}),
   });
   const wall = (performance.now() - t0) / 1000;
@@ -95,7 +102,12 @@ const arg = (name: string) => {
 };
 
 if (arg("--child")) {
-  const r = await child(arg("--child") as keyof typeof KINDS, arg("--dir") as string, arg("--max-memory"));
+  const r = await child(
+    arg("--child") as keyof typeof KINDS,
+    arg("--dir") as string,
+    arg("--max-memory"),
+    arg("--threads"),
+  );
   process.stdout.write(JSON.stringify(r));
 } else {
   const wanted = arg("--sizes")?.split(",");
@@ -105,7 +117,7 @@ if (arg("--child")) {
     const dir = mkdtempSync(join(tmpdir(), "georefresh-bench-large-"));
     try {
       const args = [...process.execArgv, fileURLToPath(import.meta.url), "--child", s.kind, "--dir", dir];
-      if (arg("--max-memory")) args.push("--max-memory", arg("--max-memory") as string);
+      for (const flag of ["--max-memory", "--threads"]) if (arg(flag)) args.push(flag, arg(flag) as string);
       const out = execFileSync(process.execPath, args, {
         encoding: "utf8",
         maxBuffer: 1 << 24,

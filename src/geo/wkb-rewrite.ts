@@ -144,25 +144,7 @@ export function rewriteWkbColumn(
   offsets: Int32Array,
   transform?: (p: Position) => Position,
 ): WkbColumn {
-  const rows = offsets.length - 1;
-  const base = offsets[0] as number;
-  const out = new Uint8Array((offsets[rows] as number) - base);
-  const outOffsets = new Int32Array(rows + 1);
-  const bboxes = new Float64Array(4 * rows);
-  const types = new Set<string>();
-  const w = new WkbRewriter(data, out, transform);
-  w.out = 0;
-  for (let i = 0; i < rows; i++) {
-    const type = w.value(offsets[i] as number, offsets[i + 1] as number, i);
-    outOffsets[i + 1] = w.out;
-    types.add(w.z ? `${type} Z` : type);
-    const empty = !(w.xmin <= w.xmax);
-    bboxes[4 * i] = empty ? NaN : w.xmin;
-    bboxes[4 * i + 1] = empty ? NaN : w.ymin;
-    bboxes[4 * i + 2] = empty ? NaN : w.xmax;
-    bboxes[4 * i + 3] = empty ? NaN : w.ymax;
-  }
-  return { data: out.subarray(0, w.out), offsets: outOffsets, bboxes, types };
+  return rewriteWkbBatches([{ data, offsets }], transform, () => undefined);
 }
 
 /**

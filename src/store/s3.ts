@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { Agent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   DeleteObjectCommand,
@@ -40,7 +39,7 @@ import type {
   PutOptions,
   PutResult,
 } from "./types.js";
-import { isStreamBody } from "./types.js";
+import { bodyBytes, isStreamBody } from "./types.js";
 import { putMultipart } from "./s3-multipart.js";
 
 /** Parts of a multipart upload when the caller gives no memory setting (PutOptions.partBytes). */
@@ -189,7 +188,8 @@ export class S3Store implements ObjectStore {
 
   /**
    * Every object carries its sha256 as x-amz-meta-sha256, so reading back an unknown outcome is one HEAD. A
-   * StreamBody up to one part is streamed in one PUT; a larger one goes up in parts (s3-multipart.ts).
+   * StreamBody up to one part is read into one buffer (a part's worth, which the caller allowed) and sent in one
+   * PUT; a larger one goes up in parts (s3-multipart.ts).
    */
   async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
     const Key = this.fullKey(key);
@@ -211,13 +211,14 @@ export class S3Store implements ObjectStore {
         partBytes,
         mode,
       );
-    const sha256 = isStreamBody(body) ? body.sha256 : sha256Hex(body);
-    // A stream is made afresh for each attempt: a retry sends the bytes again from the start.
+    // Up to one part, a stream is read into one buffer (bounded by the part size): a plain PUT is cheaper.
+    const bytes = isStreamBody(body) ? await bodyBytes(body) : body;
+    const sha256 = sha256Hex(bytes);
     const base = () => ({
       Bucket: this.bucket,
       Key,
-      Body: isStreamBody(body) ? Readable.from(body.chunks()) : body,
-      ContentLength: isStreamBody(body) ? body.size : body.byteLength,
+      Body: bytes,
+      ContentLength: bytes.byteLength,
       ContentType: options?.contentType,
       Metadata: { sha256 },
     });
