@@ -35,6 +35,7 @@ const BY_CODE: Record<string, number> = {
   InvalidKey: EXIT.usage,
   InvalidRange: EXIT.usage,
   Schedule: EXIT.usage,
+  MemorySetting: EXIT.usage,
   Read: EXIT.failed,
   Manifest: EXIT.failed,
   TamperedManifest: EXIT.failed,

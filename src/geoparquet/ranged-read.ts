@@ -12,7 +12,7 @@ import type { ThriftList, ThriftStruct } from "./thrift.js";
  * A Parquet file read by byte ranges, one row group at a time, so that checking a file of any size holds one row
  * group (docs/large-partitions.md). Each group is decoded as a file of its own: its column chunks behind a footer
  * that names only it, offsets moved, page indexes left out. Every byte of the file passes through one sha256 in
- * file order (and through `tee`, when given), so the hash is of exactly what was read.
+ * file order, so the hash is of exactly what was read.
  */
 
 export interface RangeSource {
@@ -47,20 +47,18 @@ function groupSpan(group: ThriftStruct): [number, number] {
   return [start, end];
 }
 
-/** Hashes (and tees) every byte in file order, reading the gaps between the ranges asked for. */
+/** Hashes every byte in file order, reading the gaps between the ranges asked for. */
 class OrderedReader {
   private at = 0;
   private readonly hash = createHash("sha256");
   constructor(
     private readonly source: RangeSource,
     private readonly chunkBytes: number,
-    private readonly tee?: (bytes: Uint8Array) => Promise<void> | void,
   ) {}
 
   private async pass(bytes: Uint8Array): Promise<void> {
     this.hash.update(bytes);
     this.at += bytes.byteLength;
-    await this.tee?.(bytes);
   }
 
   async skipTo(offset: number): Promise<void> {
@@ -93,7 +91,7 @@ export interface RangedFile {
 export async function openRanged(
   source: RangeSource,
   where: string,
-  options: { chunkBytes: number; tee?: (bytes: Uint8Array) => Promise<void> | void },
+  options: { chunkBytes: number },
 ): Promise<RangedFile> {
   const size = source.size;
   if (size < 12) throw new GeoParquetReadError(`${where} is not a Parquet file: it holds ${size} bytes`);
@@ -121,7 +119,7 @@ export async function openRanged(
   });
   // Groups in file order can be hashed as they are read; any other layout is hashed by a pass of its own.
   const ordered = spans.every(([start], i) => i === 0 || start >= (spans[i - 1] as [number, number])[1]);
-  const reader = new OrderedReader(source, options.chunkBytes, options.tee);
+  const reader = new OrderedReader(source, options.chunkBytes);
   let digest: Promise<string> | undefined;
   const rows = n(field(metadata, FILE.numRows));
 
@@ -161,7 +159,6 @@ export async function openRanged(
     rows,
     groups: groups.length,
     rowGroups,
-    sha256: () =>
-      (digest ??= ordered ? reader.finish() : new OrderedReader(source, options.chunkBytes, options.tee).finish()),
+    sha256: () => (digest ??= ordered ? reader.finish() : new OrderedReader(source, options.chunkBytes).finish()),
   };
 }

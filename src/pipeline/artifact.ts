@@ -26,8 +26,6 @@ export interface ArtifactFacts {
 export interface InspectOptions {
   /** The largest read between row groups (the memory setting's part size). */
   chunkBytes: number;
-  /** Receives every byte read, in file order (to stage a reused artifact while checking it). */
-  tee?: (bytes: Uint8Array) => Promise<void> | void;
 }
 
 /** The covering's four leaves as plain arrays, with its validity bitmap (null rows have no box). */

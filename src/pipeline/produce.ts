@@ -15,12 +15,9 @@ import { StagedArtifact } from "./staging.js";
 
 /** The artifact on its way to publication (docs/large-partitions.md). */
 export interface Produced {
-  /**
-   * The bytes publish puts: written by the writer (complete), or, for a reused artifact, filled by verify's
-   * read-back as it checks them (so a gc that deletes the artifact under the run cannot take the bytes too).
-   */
+  /** The bytes publish puts: written by the writer, or copied from the existing artifact. */
   staged: StagedArtifact;
-  /** Where verify reads the bytes back from: the temp key this run wrote, or the existing artifact. */
+  /** Where verify reads the bytes back from: the temp key this run wrote, or the copy of the existing artifact. */
   source: RangeSource;
   /** The key's artifact was already stored (a run crashed after publishing): compute was skipped. */
   reused: boolean;
@@ -56,6 +53,31 @@ export async function storeSource(
 }
 
 /**
+ * The stored artifact of this key, copied into a staged artifact by ranges (what verify then checks, and what
+ * publish puts back should gc delete it meanwhile); undefined when there is none, or when gc deleted it before
+ * the copy was done (the run then computes it, as if it had never been there).
+ */
+async function stageExisting(
+  store: ObjectStore,
+  key: string,
+  budget: MemoryBudget,
+  stage: () => StagedArtifact,
+): Promise<StagedArtifact | undefined> {
+  const notFound = (e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e));
+  const source = await storeSource(store, key, budget.partBytes).catch(notFound);
+  if (!source) return undefined;
+  const staged = stage();
+  try {
+    for (let at = 0; at < source.size; at += budget.partBytes)
+      await staged.write(await source.read(at, Math.min(budget.partBytes, source.size - at)));
+    return staged.end();
+  } catch (error) {
+    await staged.dispose();
+    return notFound(error);
+  }
+}
+
+/**
  * Step 4 of docs/protocol.md: reuse the stored artifact of this key, or compute, encode (streamed into a staged
  * artifact: memory up to half the memory setting, a temp file beyond) and write it aside under `_tmp/`, where
  * verify reads it back by ranges (validation judges what the store holds). `onTemp` learns the temp key before
@@ -75,10 +97,8 @@ export async function produce(
     onStaged(staged);
     return staged;
   };
-  const existing = await storeSource(store, plan.aKey, budget.partBytes).catch((e: unknown) =>
-    e instanceof NotFoundError ? undefined : Promise.reject(e),
-  );
-  if (existing) return { staged: stage(), source: existing, reused: true, where: store.locate(plan.aKey), budget };
+  const reused = await stageExisting(store, plan.aKey, budget, stage);
+  if (reused) return { staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget };
   const ctx = {
     partition,
     pins: plan.pins,

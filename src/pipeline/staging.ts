@@ -4,6 +4,9 @@ import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StreamBody } from "../store/types.js";
+import { GeorefreshError } from "../errors.js";
+
+export class StagingError extends GeorefreshError {}
 
 /**
  * An artifact's bytes on their way to the store (docs/large-partitions.md): written in order by the writer (or by
@@ -41,7 +44,7 @@ export class StagedArtifact implements StreamBody {
       return;
     }
     if (!this.file) await this.spill();
-    await (this.file as { handle: FileHandle }).handle.writeFile(bytes);
+    await this.append(bytes);
   }
 
   /** No more bytes: fixes the sha256. */
@@ -101,9 +104,22 @@ export class StagedArtifact implements StreamBody {
   /** Past the memory limit: everything so far goes to a temp file (TMPDIR), and so does the rest. */
   private async spill(): Promise<void> {
     const path = join(tmpdir(), `georefresh-staged-${randomUUID()}.parquet`);
-    const handle = await open(path, "wx+", 0o600);
+    const handle = await open(path, "wx+", 0o600).catch((e: unknown) => Promise.reject(stagingError(e, path)));
     this.file = { path, handle };
-    for (const p of this.parts) await handle.writeFile(p);
+    for (const p of this.parts) await this.append(p);
     this.parts = [];
   }
+
+  private async append(bytes: Uint8Array): Promise<void> {
+    const file = this.file as { path: string; handle: FileHandle };
+    await file.handle.writeFile(bytes).catch((e: unknown) => Promise.reject(stagingError(e, file.path)));
+  }
+}
+
+/** A full or unwritable TMPDIR, said so: what failed, where, and the two ways out. */
+function stagingError(error: unknown, path: string): StagingError {
+  const code = (error as NodeJS.ErrnoException).code ?? "error";
+  return new StagingError(
+    `staging the artifact in ${path} failed (${code}: ${(error as Error).message}); free space in TMPDIR (${tmpdir()}), point TMPDIR at a larger disk, or raise --max-memory to keep more in memory. Nothing was published`,
+  );
 }

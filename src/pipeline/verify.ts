@@ -30,10 +30,8 @@ export async function verify(
   const { staged } = produced;
   const facts = await inspectArtifact(produced.source, produced.where, plan.storage, validator, {
     chunkBytes: produced.budget.partBytes,
-    ...(produced.reused ? { tee: (bytes: Uint8Array) => staged.write(bytes) } : {}),
   });
-  if (produced.reused) staged.end();
-  else if (facts.sha256 !== staged.sha256)
+  if (facts.sha256 !== staged.sha256)
     facts.problems.push(
       `${produced.where} reads back as other bytes (sha256 ${facts.sha256.slice(0, 12)}) than were written (${staged.sha256.slice(0, 12)}): the store is corrupting data`,
     );

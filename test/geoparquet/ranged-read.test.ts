@@ -30,8 +30,7 @@ describe("reading a Parquet file by ranges, one row group at a time", () => {
         return file.subarray(offset, offset + length);
       },
     };
-    const teed: Uint8Array[] = [];
-    const ranged = await openRanged(source, "duck.parquet", { chunkBytes: 1024, tee: (b) => void teed.push(b) });
+    const ranged = await openRanged(source, "duck.parquet", { chunkBytes: 1024 });
     let rows = 0;
     const ids: number[] = [];
     for await (const g of ranged.rowGroups()) {
@@ -44,7 +43,6 @@ describe("reading a Parquet file by ranges, one row group at a time", () => {
     expect(ranged.groups).toBe(3); // DuckDB rounds ROW_GROUP_SIZE up to its 2,048-row vectors
     expect(ids).toEqual(Array.from({ length: 5_000 }, (_, i) => i));
     expect(await ranged.sha256()).toBe(createHash("sha256").update(file).digest("hex"));
-    expect(Buffer.compare(Buffer.concat(teed), file)).toBe(0);
     expect(Math.max(...reads.map(([, l]) => l))).toBeLessThan(file.byteLength);
   });
 

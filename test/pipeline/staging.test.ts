@@ -34,4 +34,18 @@ describe("a staged artifact", () => {
     await spilled.dispose();
     expect(fresh.every((f) => !existsSync(`${tmpdir()}/${f}`))).toBe(true);
   });
+
+  it("says which directory could not take the spill and what to do, when TMPDIR is unusable", async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = "/nonexistent/georefresh-tmp";
+    try {
+      const s = new StagedArtifact(10, 4096);
+      await expect(s.write(bytes)).rejects.toThrow(
+        /staging the artifact in \/nonexistent\/georefresh-tmp\/georefresh-staged-.* failed \(ENOENT.*TMPDIR.*--max-memory/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
 });
