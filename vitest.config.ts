@@ -2,6 +2,8 @@ import { defineConfig } from "vitest/config";
 
 // Outside CI, GEOREFRESH_SKIP_S3=1 leaves out the files that need the S3 server (announced by the setup).
 const skipS3 = process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true";
+// GEOREFRESH_SKIP_AZURE=1 likewise leaves out the Azurite suites (*.azure.test.ts).
+const skipAzure = process.env.GEOREFRESH_SKIP_AZURE === "1" && process.env.CI !== "true";
 // GEOREFRESH_SKIP_SLURM=1 likewise leaves out the Slurm array suites (*.slurm.test.ts).
 const skipSlurm = process.env.GEOREFRESH_SKIP_SLURM === "1" && process.env.CI !== "true";
 
@@ -12,6 +14,7 @@ export default defineConfig({
       "**/node_modules/**",
       ...(skipS3 ? ["test/**/*.s3.test.ts", "test/**/*.slurm.test.ts"] : []),
       ...(skipSlurm ? ["test/**/*.slurm.test.ts"] : []),
+      ...(skipAzure ? ["test/**/*.azure.test.ts"] : []),
     ],
     globalSetup: ["test/setup/services.ts"],
     reporters: ["default", "./test/setup/summary-reporter.ts"],

@@ -41,3 +41,33 @@ export function validatePrefix(prefix: string): string {
 export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
+
+/** Index of the first high surrogate (a character above U+FFFF), or -1. */
+function firstAstral(key: string): number {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) return i;
+  }
+  return -1;
+}
+
+/**
+ * A listing re-emitted in UTF-8 byte order, whether the server sorts by bytes (S3, Azure) or by UTF-16 code
+ * units (Azurite). The two orders differ only where, after a common prefix, one key has a character above
+ * U+FFFF and another one in U+E000–U+FFFF: UTF-16 puts the first before, UTF-8 after. So a key with such a
+ * character waits until the listing has left the prefix before it; only those keys are ever held.
+ */
+export async function* inByteOrder<T extends { key: string }>(entries: AsyncIterable<T>): AsyncGenerator<T> {
+  const held: T[] = []; // sorted by compareKeys
+  const safe = (entry: T, latest: string) => {
+    const at = firstAstral(entry.key);
+    return at < 0 || !latest.startsWith(entry.key.slice(0, at));
+  };
+  for await (const entry of entries) {
+    let at = held.length;
+    while (at > 0 && compareKeys(held[at - 1]!.key, entry.key) > 0) at--;
+    held.splice(at, 0, entry);
+    while (held.length > 0 && safe(held[0]!, entry.key)) yield held.shift()!;
+  }
+  yield* held;
+}

@@ -2,11 +2,12 @@ import { fileURLToPath } from "node:url";
 import { MisconfiguredError } from "./errors.js";
 import { FsStore } from "./fs.js";
 import { MemoryStore } from "./memory.js";
+import { azureScheme } from "./azure.js";
 import { S3Store } from "./s3.js";
 import type { S3StoreOptions } from "./s3.js";
-import { registerStoreScheme } from "./schemes.js";
+import { registerStoreScheme, splitAfterRoot } from "./schemes.js";
 
-export { openObject, isObjectUrl, openStore, registerStoreScheme } from "./schemes.js";
+export { openObject, isObjectUrl, openStore, registerStoreScheme, splitAfterRoot } from "./schemes.js";
 export type { OpenStoreOptions, StoreScheme } from "./schemes.js";
 
 /**
@@ -27,28 +28,15 @@ registerStoreScheme({
   schemes: ["memory"],
   example: "memory://name",
   open: (url) => new MemoryStore(url.slice("memory://".length) || "default"),
-  split: splitAfterRoot("memory"),
+  split: splitAfterRoot("name"),
 });
 registerStoreScheme({
   schemes: ["s3"],
   example: "s3://bucket/prefix",
   open: (url, o) => new S3Store(s3Options(url, o.s3 ?? {})),
-  split: splitAfterRoot("s3"),
+  split: splitAfterRoot("bucket"),
 });
-
-/** `<scheme>://<root>/<key>[?query]` → the store `<scheme>://<root>[?query]` and the key (never empty). */
-export function splitAfterRoot(scheme: string): (url: string) => { storeUrl: string; key: string } {
-  return (url) => {
-    const [path, query] = [
-      url.slice(`${scheme}://`.length).split("?")[0] ?? "",
-      url.includes("?") ? url.slice(url.indexOf("?")) : "",
-    ];
-    const slash = path.indexOf("/");
-    if (slash <= 0 || slash === path.length - 1)
-      throw new MisconfiguredError(`${url}: expected ${scheme}://${scheme === "s3" ? "bucket" : "name"}/key`);
-    return { storeUrl: `${scheme}://${path.slice(0, slash)}${query}`, key: decodeURIComponent(path.slice(slash + 1)) };
-  };
-}
+registerStoreScheme(azureScheme);
 
 const TRUE = new Set(["1", "true", "yes"]);
 

@@ -12,6 +12,7 @@ import type { StoreError } from "./errors.js";
 import { backoffMs } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { classify } from "./s3-errors.js";
+import { bodyParts } from "./types.js";
 import type { PutMode, PutResult, StreamBody } from "./types.js";
 
 /**
@@ -51,26 +52,6 @@ async function storedSha(t: MultipartTarget): Promise<{ sha256?: string; version
     if (classify(error, false) === "not-found") return undefined;
     throw t.fail(error, `HEAD ${t.where}`);
   }
-}
-
-/** Cuts the body's chunks into parts of exactly `size` bytes (the last one shorter). */
-async function* parts(body: StreamBody, size: number): AsyncGenerator<Uint8Array> {
-  let part = new Uint8Array(size);
-  let fill = 0;
-  for await (const chunk of body.chunks()) {
-    for (let at = 0; at < chunk.byteLength;) {
-      const n = Math.min(size - fill, chunk.byteLength - at);
-      part.set(chunk.subarray(at, at + n), fill);
-      fill += n;
-      at += n;
-      if (fill === size) {
-        yield part;
-        part = new Uint8Array(size);
-        fill = 0;
-      }
-    }
-  }
-  if (fill > 0) yield part.subarray(0, fill);
 }
 
 async function retried<T>(t: MultipartTarget, what: string, send: () => Promise<T>): Promise<T> {
@@ -119,7 +100,7 @@ export async function putMultipart(
   const UploadId = created.UploadId as string;
   try {
     const done: { ETag: string; PartNumber: number }[] = [];
-    for await (const part of parts(body, partBytes)) {
+    for await (const part of bodyParts(body, partBytes)) {
       const PartNumber = done.length + 1;
       const out = await retried(t, `upload part ${PartNumber} of ${t.where}`, () =>
         t.client.send(

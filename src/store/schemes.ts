@@ -69,3 +69,21 @@ export function openObject(
   const { storeUrl, key } = scheme.split(url);
   return { store: scheme.open(storeUrl, options), key, storeUrl };
 }
+
+/**
+ * `<scheme>://<root>/<key>[?query]` → the store `<scheme>://<root>[?query]` and the key (never empty); `root`
+ * names the first segment in errors ("bucket", "container").
+ */
+export function splitAfterRoot(root: string): (url: string) => { storeUrl: string; key: string } {
+  return (url) => {
+    const scheme = url.slice(0, url.indexOf("://"));
+    const [path, query] = [
+      url.slice(`${scheme}://`.length).split("?")[0] ?? "",
+      url.includes("?") ? url.slice(url.indexOf("?")) : "",
+    ];
+    const slash = path.indexOf("/");
+    if (slash <= 0 || slash === path.length - 1)
+      throw new MisconfiguredError(`${url}: expected ${scheme}://${root}/key`);
+    return { storeUrl: `${scheme}://${path.slice(0, slash)}${query}`, key: decodeURIComponent(path.slice(slash + 1)) };
+  };
+}

@@ -44,6 +44,26 @@ export async function bodyBytes(body: PutBody): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
+/** Cuts a body's chunks into parts of exactly `size` bytes (the last one shorter): one part is held at a time. */
+export async function* bodyParts(body: StreamBody, size: number): AsyncGenerator<Uint8Array> {
+  let part = new Uint8Array(size);
+  let fill = 0;
+  for await (const chunk of body.chunks()) {
+    for (let at = 0; at < chunk.byteLength;) {
+      const n = Math.min(size - fill, chunk.byteLength - at);
+      part.set(chunk.subarray(at, at + n), fill);
+      fill += n;
+      at += n;
+      if (fill === size) {
+        yield part;
+        part = new Uint8Array(size);
+        fill = 0;
+      }
+    }
+  }
+  if (fill > 0) yield part.subarray(0, fill);
+}
+
 /**
  * A version is an opaque token that changes whenever the bytes change. On S3 it is the ETag (unquoted); on the
  * filesystem and in memory it is the sha256 of the bytes, so equal bytes give equal versions on those backends.

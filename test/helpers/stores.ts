@@ -7,6 +7,7 @@ import { inject } from "vitest";
 import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { S3Store } from "../../src/store/s3.js";
+import { AzureStore } from "../../src/store/azure.js";
 import type { ObjectStore } from "../../src/store/types.js";
 
 /** A fresh, isolated store of one backend, plus the URL and env a child process needs to open the same one. */
@@ -18,7 +19,7 @@ export interface StoreFixture {
   dispose(): Promise<void>;
 }
 
-export type Backend = "fs" | "memory" | "s3";
+export type Backend = "fs" | "memory" | "s3" | "azure";
 
 export function s3Env(): Record<string, string> {
   const s3 = inject("s3");
@@ -35,6 +36,13 @@ export function s3Env(): Record<string, string> {
   };
 }
 
+/** The environment a child process needs to open az:// URLs on the test Azurite (scripts/azurite.sh env). */
+export function azureEnv(): Record<string, string> {
+  const az = inject("azure");
+  if (!az) return {};
+  return { AZURE_STORAGE_ACCOUNT: az.account, AZURE_STORAGE_KEY: az.key, AZURE_STORAGE_BLOB_ENDPOINT: az.endpoint };
+}
+
 export function s3Available(): boolean {
   return inject("s3") !== null;
 }
@@ -49,6 +57,7 @@ export async function openFixture(backend: Backend): Promise<StoreFixture> {
     const store = new FsStore(dir);
     return { store, url: dir, env: {}, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
   }
+  if (backend === "azure") return azureFixture();
   const s3 = inject("s3");
   if (!s3) throw new Error("the S3 test server is not configured (see test/setup/services.ts)");
   const prefix = `t/${randomUUID()}`;
@@ -64,6 +73,25 @@ export async function openFixture(backend: Backend): Promise<StoreFixture> {
     store,
     url: `s3://${s3.bucket}/${prefix}`,
     env: s3Env(),
+    dispose: async () => {
+      const keys: string[] = [];
+      for await (const entry of store.list("")) keys.push(entry.key);
+      await mapLimit(keys, 32, (k) => store.delete(k));
+      await store.close();
+    },
+  };
+}
+
+async function azureFixture(): Promise<StoreFixture> {
+  const az = inject("azure");
+  if (!az) throw new Error("the Azurite test server is not configured (see test/setup/services.ts)");
+  const prefix = `t/${randomUUID()}`;
+  const env = azureEnv();
+  const store = new AzureStore({ container: az.container, prefix, env });
+  return {
+    store,
+    url: `az://${az.container}/${prefix}`,
+    env,
     dispose: async () => {
       const keys: string[] = [];
       for await (const entry of store.list("")) keys.push(entry.key);

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { TestProject } from "vitest/node";
 
 /**
@@ -15,11 +16,20 @@ export interface S3TestEnv {
   region: string;
 }
 
+export interface AzureTestEnv {
+  endpoint: string;
+  account: string;
+  key: string;
+  container: string;
+}
+
 declare module "vitest" {
   export interface ProvidedContext {
     s3: S3TestEnv | null;
     /** SLURM_CONF of the single-node test cluster (scripts/slurm.sh), or null when its suites are left out. */
     slurm: string | null;
+    /** The test Azurite's blob service (scripts/azurite.sh), or null when its suites are left out. */
+    azure: AzureTestEnv | null;
   }
 }
 
@@ -52,8 +62,48 @@ function startSlurm(project: TestProject): void {
   project.provide("slurm", process.env.SLURM_CONF);
 }
 
-function serverEnv(): Record<string, string> {
-  const out = execFileSync("bash", ["scripts/s3-server.sh", "env"], { encoding: "utf8" });
+/**
+ * Azurite's blob service for the az:// suites: AZURITE_ENDPOINT when set, else started with scripts/azurite.sh
+ * (from node_modules). Never skipped in CI; outside CI, GEOREFRESH_SKIP_AZURE=1 leaves those suites out, loudly.
+ */
+async function startAzurite(project: TestProject): Promise<void> {
+  if (process.env.GEOREFRESH_SKIP_AZURE === "1" && process.env.CI !== "true") {
+    console.warn(
+      "\n*** GEOREFRESH_SKIP_AZURE=1: the Azure (Azurite) suites are NOT running. CI always runs them. ***\n",
+    );
+    project.provide("azure", null);
+    return;
+  }
+  if (!process.env.AZURITE_ENDPOINT) {
+    try {
+      execFileSync("bash", ["scripts/azurite.sh", "start"], {
+        stdio: ["ignore", "inherit", "inherit"],
+        timeout: 120_000,
+      });
+    } catch (error) {
+      throw new Error(
+        `could not start the test Azurite (scripts/azurite.sh start): ${(error as Error).message}. It runs from node_modules (npm ci); outside CI, GEOREFRESH_SKIP_AZURE=1 leaves the Azure suites out.`,
+      );
+    }
+    Object.assign(process.env, serverEnv("scripts/azurite.sh"));
+  }
+  const env: AzureTestEnv = {
+    endpoint: process.env.AZURITE_ENDPOINT as string,
+    account: process.env.AZURE_STORAGE_ACCOUNT ?? "",
+    key: process.env.AZURE_STORAGE_KEY ?? "",
+    container: process.env.GEOREFRESH_TEST_AZURE_CONTAINER ?? "georefresh-test",
+  };
+  const service = new BlobServiceClient(env.endpoint, new StorageSharedKeyCredential(env.account, env.key));
+  try {
+    await service.getContainerClient(env.container).createIfNotExists();
+  } catch (error) {
+    throw new Error(`test Azurite at ${env.endpoint} is not usable: ${(error as Error).message}`);
+  }
+  project.provide("azure", env);
+}
+
+function serverEnv(script = "scripts/s3-server.sh"): Record<string, string> {
+  const out = execFileSync("bash", [script, "env"], { encoding: "utf8" });
   const env: Record<string, string> = {};
   for (const line of out.split("\n")) {
     const m = /^export (\w+)=(.*)$/.exec(line);
@@ -66,6 +116,7 @@ export default async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   execFileSync("bash", ["scripts/test-deps.sh"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
   startSlurm(project);
+  await startAzurite(project);
   if (process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true") {
     console.warn("\n*** GEOREFRESH_SKIP_S3=1: the S3 (Ceph RGW) suites are NOT running. CI always runs them. ***\n");
     project.provide("s3", null);

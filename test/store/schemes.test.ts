@@ -22,7 +22,7 @@ describe("store schemes", () => {
       schemes: ["toy"],
       example: "toy://name",
       open: (url) => new MemoryStore(`toy:${url.slice("toy://".length)}`),
-      split: splitAfterRoot("toy"),
+      split: splitAfterRoot("name"),
     });
 
     const store = openStore("toy://box");
@@ -45,7 +45,7 @@ describe("store schemes", () => {
 
     // Unknown schemes name every registered one, the toy among them.
     expect(() => openStore("gs://bucket/p")).toThrow(
-      /use a directory, file:\/\/\/path, memory:\/\/name, s3:\/\/bucket\/prefix, toy:\/\/name/,
+      /use a directory, file:\/\/\/path, memory:\/\/name, s3:\/\/bucket\/prefix, az:\/\/container\/prefix, toy:\/\/name/,
     );
   });
 

@@ -1,0 +1,3 @@
+import { describeStoreConformance } from "./conformance.js";
+
+describeStoreConformance("azure");
