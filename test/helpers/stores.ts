@@ -8,6 +8,8 @@ import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { S3Store } from "../../src/store/s3.js";
 import { AzureStore } from "../../src/store/azure.js";
+import { BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
+import type { ContainerClient } from "@azure/storage-blob";
 import type { ObjectStore } from "../../src/store/types.js";
 
 /** A fresh, isolated store of one backend, plus the URL and env a child process needs to open the same one. */
@@ -41,6 +43,20 @@ export function azureEnv(): Record<string, string> {
   const az = inject("azure");
   if (!az) return {};
   return { AZURE_STORAGE_ACCOUNT: az.account, AZURE_STORAGE_KEY: az.key, AZURE_STORAGE_BLOB_ENDPOINT: az.endpoint };
+}
+
+/** The environment a child process needs to open this backend's URLs (none for local stores). */
+export function backendEnv(backend: Backend): Record<string, string> {
+  return backend === "s3" ? s3Env() : backend === "azure" ? azureEnv() : {};
+}
+
+/** The test container through the SDK itself, for what a store never does (stage blocks and leave them). */
+export function azureContainer(): ContainerClient {
+  const az = inject("azure");
+  if (!az) throw new Error("the Azurite test server is not configured (see test/setup/services.ts)");
+  return new BlobServiceClient(az.endpoint, new StorageSharedKeyCredential(az.account, az.key)).getContainerClient(
+    az.container,
+  );
 }
 
 export function s3Available(): boolean {

@@ -15,10 +15,11 @@ import { collectGarbage } from "../../src/pipeline/gc.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
 import { CountingStore } from "../../src/store/counting.js";
 import { S3Store } from "../../src/store/s3.js";
+import type { AzureStore } from "../../src/store/azure.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
-import { openFixture } from "../helpers/stores.js";
+import { azureContainer, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";
 
 const DAY = 86_400_000;
@@ -106,6 +107,49 @@ export function describeGc(backend: Backend): void {
         if (k.startsWith("manifests/") || (k.startsWith("artifacts/") && k !== stray)) expect(after[k]).toBe(v);
       expect(Object.keys(after).filter((k) => k.startsWith("artifacts/"))).toHaveLength(2);
     });
+
+    if (backend === "azure") {
+      it("removes the uncommitted blocks of dead uploads once old enough, and never a committed blob", async () => {
+        const blobs = azureContainer();
+        const az = store as AzureStore;
+        const name = (key: string) => `${az.prefix}/${key}`;
+        const id = Buffer.from("dead-000000").toString("base64");
+        await blobs.getBlockBlobClient(name("artifacts/gc/partial.parquet")).stageBlock(id, Buffer.from("abc"), 3);
+        await store.put("artifacts/gc/empty.parquet", new Uint8Array(0)); // committed, and as empty as a dead upload
+        const young = await collectGarbage(store, { olderThanMs: DAY, apply: true });
+        expect(young.uploads).toEqual([]);
+        const counted = new CountingStore(store);
+        const old = await collectGarbage(counted, {
+          olderThanMs: DAY,
+          apply: true,
+          now: new Date(Date.now() + 2 * DAY),
+        });
+        expect(old.uploads).toEqual([expect.stringMatching(/^artifacts\/gc\/partial\.parquet \(upload /)]);
+        const left: string[] = [];
+        for await (const b of blobs.listBlobsFlat({ prefix: `${az.prefix}/`, includeUncommitedBlobs: true }))
+          left.push(b.name);
+        expect(left).not.toContain(name("artifacts/gc/partial.parquet"));
+        expect(await store.exists("artifacts/gc/empty.parquet")).toBe(true);
+        await store.delete("artifacts/gc/empty.parquet");
+      });
+
+      it("never deletes a blob committed after it was listed as an upload", async () => {
+        const blobs = azureContainer();
+        const az = store as AzureStore;
+        const blob = blobs.getBlockBlobClient(`${az.prefix}/artifacts/gc/late.parquet`);
+        const id = Buffer.from("late-000000").toString("base64");
+        await blob.stageBlock(id, Buffer.from("late"), 4);
+        const uploads = [];
+        for await (const u of az.staleUploads(new Date(Date.now() + DAY))) uploads.push(u);
+        const late = uploads.find((u) => u.key === "artifacts/gc/late.parquet");
+        expect(late).toBeDefined();
+        await new Promise((r) => setTimeout(r, 1100)); // the commit lands in a later second than the listing saw
+        await blob.commitBlockList([id]);
+        await az.abortUpload(late!.key, late!.uploadId);
+        expect(new TextDecoder().decode((await store.get("artifacts/gc/late.parquet")).body)).toBe("late");
+        await store.delete("artifacts/gc/late.parquet");
+      });
+    }
 
     if (backend === "s3") {
       it("passes over console \"folder\" objects (zero-byte keys ending in '/') instead of failing on them", async () => {

@@ -12,7 +12,7 @@ import { FsStore } from "../../src/store/fs.js";
 import { openStore } from "../../src/store/open.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { runCli } from "../helpers/cli.js";
-import { openFixture, s3Env } from "../helpers/stores.js";
+import { backendEnv, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { startReceiver } from "../helpers/receiver.js";
@@ -136,7 +136,7 @@ export function describeOutbox(backend: Backend): void {
         partition: { dataset: "cli", region: "north", date: "2026-01-01" },
         versions: VERSIONS,
       });
-      const env = { ...(backend === "s3" ? s3Env() : {}), GEOREFRESH_WEBHOOK_SECRET: SECRET };
+      const env = { ...backendEnv(backend), GEOREFRESH_WEBHOOK_SECRET: SECRET };
       const closed = createServer();
       await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
       const port = (closed.address() as AddressInfo).port;

@@ -1,0 +1,3 @@
+import { describeArtifactIndex } from "./artifact-index.js";
+
+describeArtifactIndex("azure");

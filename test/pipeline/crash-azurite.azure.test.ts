@@ -1,0 +1,3 @@
+import { describeCrashPoints } from "./crash.js";
+
+describeCrashPoints("azure", 3);

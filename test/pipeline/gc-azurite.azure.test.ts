@@ -1,0 +1,3 @@
+import { describeGc } from "./gc.js";
+
+describeGc("azure");

@@ -1,0 +1,3 @@
+import { describeGcRaces } from "./gc-race.js";
+
+describeGcRaces("azure");

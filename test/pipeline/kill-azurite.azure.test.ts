@@ -1,0 +1,3 @@
+import { describeKills } from "./kill.js";
+
+describeKills("azure");

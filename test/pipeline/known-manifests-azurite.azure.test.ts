@@ -1,0 +1,3 @@
+import { describeKnownManifests } from "./known-manifests.js";
+
+describeKnownManifests("azure");

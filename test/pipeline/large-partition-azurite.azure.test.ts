@@ -1,0 +1,3 @@
+import { describeLargePartition } from "./large-partition.js";
+
+describeLargePartition("azure");

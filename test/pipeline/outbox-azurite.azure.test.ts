@@ -1,0 +1,3 @@
+import { describeOutbox } from "./outbox.js";
+
+describeOutbox("azure");

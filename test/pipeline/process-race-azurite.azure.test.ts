@@ -1,0 +1,3 @@
+import { describeProcessRaces } from "./process-race.js";
+
+describeProcessRaces("azure");

@@ -1,0 +1,3 @@
+import { describeRefresh } from "./refresh.js";
+
+describeRefresh("azure");

@@ -1,0 +1,3 @@
+import { describeSnapshotProof } from "./snapshot-proof.js";
+
+describeSnapshotProof("azure");
