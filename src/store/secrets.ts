@@ -7,12 +7,17 @@ const SECRET_PARAMS =
   /([?&](?:x-amz-signature|x-amz-credential|x-amz-security-token|sig|signature|token|access_token|password|passwd|secret|key|apikey|api_key|code)=)[^&#\s"'<>]*/gi;
 const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#"'<>]*@)?([^\s"'<>]*)/gi;
 
+/** The secret fields of an Azure Storage connection string, wherever one ends up in text. */
+const CONNECTION_SECRETS = /\b(AccountKey|SharedAccessSignature|SharedAccessKey)=[^;\s"'<>]*/gi;
+
 export function redact(text: string): string {
-  return text.replace(
-    URL_IN_TEXT,
-    (_, scheme: string, userinfo: string | undefined, rest: string) =>
-      `${scheme}${userinfo ? "***@" : ""}${rest.replace(SECRET_PARAMS, "$1***")}`,
-  );
+  return text
+    .replace(CONNECTION_SECRETS, "$1=***")
+    .replace(
+      URL_IN_TEXT,
+      (_, scheme: string, userinfo: string | undefined, rest: string) =>
+        `${scheme}${userinfo ? "***@" : ""}${rest.replace(SECRET_PARAMS, "$1***")}`,
+    );
 }
 
 /** Whether the URL carries credentials of its own (userinfo). */

@@ -143,5 +143,10 @@ describe("redirects and secrets", () => {
     expect(redact(`see s3://bucket/key in https://acct.blob.example/c?sv=1&sig=${CANARY}#x`)).toBe(
       "see s3://bucket/key in https://acct.blob.example/c?sv=1&sig=***#x",
     );
+    expect(
+      redact(
+        `bad AccountName=acct;AccountKey=${CANARY};EndpointSuffix=core.windows.net or SharedAccessSignature=sv=1&sig=${CANARY}`,
+      ),
+    ).toBe("bad AccountName=acct;AccountKey=***;EndpointSuffix=core.windows.net or SharedAccessSignature=***");
   });
 });

@@ -1,0 +1,80 @@
+/** doctor and a run against the real Azurite, through the CLI: passes, and fails with what to do (exit 3). */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, inject, it } from "vitest";
+import { AzureStore } from "../../src/store/azure.js";
+import { runCli } from "../helpers/cli.js";
+import { azureEnv } from "../helpers/stores.js";
+
+const HELPER = pathToFileURL(fileURLToPath(new URL("../helpers/parquet-task.ts", import.meta.url))).href;
+const GOOD = fileURLToPath(new URL("../fixtures/bad/good.parquet", import.meta.url));
+
+describe("doctor and run on Azurite", () => {
+  const container = inject("azure")?.container as string;
+
+  it("doctor passes, as lines and as JSON, under az:// and azure://, and leaves no scratch blob", async () => {
+    const lines = await runCli(["doctor", "--store", `az://${container}/doctor`], azureEnv());
+    expect(lines.code, lines.stderr).toBe(0);
+    expect(lines.stdout.trim().split("\n")).toHaveLength(6);
+    expect(lines.stdout).toMatch(/^ok +update with a stale version is refused/m);
+    expect(lines.stdout).not.toMatch(/FAIL/);
+    const json = await runCli(["doctor", "--store", `azure://${container}/doctor`, "--json"], azureEnv());
+    const report = JSON.parse(json.stdout) as { ok: boolean; store: string; checks: { ok: boolean }[] };
+    expect([json.code, report.ok, report.store]).toEqual([0, true, `az://${container}/doctor`]);
+    const left: string[] = [];
+    for await (const e of new AzureStore({ container, prefix: "doctor", env: azureEnv() }).list("")) left.push(e.key);
+    expect(left).toEqual([]);
+  });
+
+  it("a wrong key, a missing container and an unreachable endpoint exit 3 with what to do, never the key", async () => {
+    const secret = Buffer.from("wrong-key-that-must-never-be-printed").toString("base64");
+    const dir = mkdtempSync(join(tmpdir(), "georefresh-az-creds-"));
+    try {
+      writeFileSync(
+        join(dir, "task.mjs"),
+        `import { parquetTask } from ${JSON.stringify(HELPER)};\nexport default parquetTask(${JSON.stringify(GOOD)});\n`,
+      );
+      writeFileSync(
+        join(dir, "config.json"),
+        JSON.stringify({ store: `az://${container}/creds`, datasets: { bad: { module: "./task.mjs" } } }),
+      );
+      for (const args of [
+        ["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-01", "--config", join(dir, "config.json")],
+        ["doctor", "--store", `az://${container}/creds`],
+      ]) {
+        const r = await runCli(args, { ...azureEnv(), AZURE_STORAGE_KEY: secret });
+        expect(r.code, args[0]).toBe(3);
+        expect(`${r.stdout}${r.stderr}`).toMatch(/Azure refused the credentials: .*\(HTTP 403\)\. Check AZURE_STORAGE/);
+        expect(`${r.stdout}${r.stderr}`).not.toContain(secret);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const none = await runCli(["doctor", "--store", "az://no-such-container-georefresh/x"], azureEnv());
+    expect(none.code).toBe(3);
+    expect(none.stdout).toMatch(/container 'no-such-container-georefresh' does not exist at http:\/\/127\.0\.0\.1/);
+    const down = await runCli(["doctor", "--store", `az://${container}/x`], {
+      ...azureEnv(),
+      AZURE_STORAGE_BLOB_ENDPOINT: "http://127.0.0.1:9/devstoreaccount1",
+    });
+    expect(down.code).toBe(3);
+    expect(down.stdout).toMatch(/Azure endpoint http:\/\/127\.0\.0\.1:9\/devstoreaccount1 kept failing: ECONNREFUSED/);
+  }, 60_000);
+
+  it("az:// inputs are identified by their ETag and fail when replaced mid-run", async () => {
+    const { resolveInput } = await import("../../src/pipeline/identity.js");
+    const store = new AzureStore({ container, prefix: `inputs-${randomUUID()}`, env: azureEnv() });
+    Object.assign(process.env, azureEnv());
+    const { version } = await store.put("points.json", new TextEncoder().encode("[[1,2,3]]"));
+    const uri = `az://${container}/${store.prefix}/points.json`;
+    const input = await resolveInput(uri);
+    expect(input.identity).toBe(`etag:${version}`);
+    expect(new TextDecoder().decode(await input.read())).toBe("[[1,2,3]]");
+    await store.put("points.json", new TextEncoder().encode("[[4,5,6]]"));
+    await expect(input.read()).rejects.toThrow(new RegExp(`input ${uri} changed during the run \\(etag:`));
+    await store.delete("points.json");
+  });
+});
