@@ -1,7 +1,8 @@
 /**
- * npm run bench:store [-- --ops N] — store throughput and latency on the filesystem and on Ceph RGW, each side by
- * side with a hand-written reference in the same run (durable raw fs writes / raw SDK calls), as ratios.
- * Starts RGW with scripts/s3-server.sh unless S3_ENDPOINT is set; GEOREFRESH_SKIP_S3=1 benches fs only.
+ * npm run bench:store [-- --ops N] — store throughput and latency on the filesystem, on Ceph RGW and on Azurite,
+ * each side by side with a hand-written reference in the same run (durable raw fs writes / raw SDK calls), as
+ * ratios. Starts RGW with scripts/s3-server.sh unless S3_ENDPOINT is set, and Azurite with scripts/azurite.sh
+ * unless AZURITE_ENDPOINT is set; GEOREFRESH_SKIP_S3=1 / GEOREFRESH_SKIP_AZURE=1 leave either out.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
+import type { ContainerClient } from "@azure/storage-blob";
+import { AzureStore } from "../src/store/azure.js";
 import { FsStore } from "../src/store/fs.js";
 import { S3Store } from "../src/store/s3.js";
 import type { ObjectStore } from "../src/store/types.js";
@@ -125,10 +129,17 @@ function s3Reference(client: S3Client, bucket: string, prefix: string): Referenc
   };
 }
 
-function serverEnv(): void {
-  if (process.env.S3_ENDPOINT) return;
-  execFileSync("bash", ["scripts/s3-server.sh", "start"], { stdio: "inherit" });
-  for (const line of execFileSync("bash", ["scripts/s3-server.sh", "env"], { encoding: "utf8" }).split("\n")) {
+function azureReference(blobs: ContainerClient, prefix: string): Reference {
+  return {
+    put: (key) => blobs.getBlockBlobClient(`${prefix}/${key}`).upload(body, body.byteLength),
+    head: (key) => blobs.getBlockBlobClient(`${prefix}/${key}`).getProperties(),
+  };
+}
+
+function serverEnv(script = "scripts/s3-server.sh", set = "S3_ENDPOINT"): void {
+  if (process.env[set]) return;
+  execFileSync("bash", [script, "start"], { stdio: "inherit" });
+  for (const line of execFileSync("bash", [script, "env"], { encoding: "utf8" }).split("\n")) {
     const m = /^export (\w+)=(.*)$/.exec(line);
     if (m?.[1]) process.env[m[1]] = m[2] ?? "";
   }
@@ -162,6 +173,23 @@ try {
     await store.close();
     client.destroy();
   }
+  if (process.env.GEOREFRESH_SKIP_AZURE !== "1") {
+    serverEnv("scripts/azurite.sh", "AZURITE_ENDPOINT");
+    const container = process.env.GEOREFRESH_TEST_AZURE_CONTAINER ?? "georefresh-test";
+    const credential = new StorageSharedKeyCredential(
+      process.env.AZURE_STORAGE_ACCOUNT as string,
+      process.env.AZURE_STORAGE_KEY as string,
+    );
+    // The reference is the SDK as its docs show it (its own retry policy left on).
+    const blobs = new BlobServiceClient(process.env.AZURITE_ENDPOINT as string, credential).getContainerClient(
+      container,
+    );
+    await blobs.createIfNotExists();
+    const prefix = `bench/${Date.now().toString(36)}`;
+    const store = new AzureStore({ container, prefix: `${prefix}/ours` });
+    rows.push(...(await benchStore("azurite", store, azureReference(blobs, `${prefix}/ref`))));
+    await store.close();
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
   rmSync(refDir, { recursive: true, force: true });
@@ -173,7 +201,7 @@ const widths = [0, 1, 2, 3].map((i) =>
 const line = (r: string[]) =>
   r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
 console.log(
-  `store benchmark, ${OPS} ops per rate figure; reference = raw writeFile+fsync+rename+dir fsync (fs) / raw SDK calls (rgw)`,
+  `store benchmark, ${OPS} ops per rate figure; reference = raw writeFile+fsync+rename+dir fsync (fs) / raw SDK calls (rgw, azurite)`,
 );
 console.log(line(["measure", "georefresh", "reference", "ratio"]));
 for (const r of rows) console.log(line(r));
