@@ -10,7 +10,10 @@ export function registerDoctor(program: Command): void {
     .description(
       "prove that a store honours conditional writes (create-if-absent and compare-and-swap) on a scratch key",
     )
-    .requiredOption("--store <url>", "directory, file:///path, memory://name or s3://bucket/prefix")
+    .requiredOption(
+      "--store <url>",
+      "directory, file:///path, memory://name, s3://bucket/prefix or az://container/prefix",
+    )
     .option("--json", "print one JSON report instead of lines")
     .addHelpText("after", "\nExit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store unusable.")
     .action(async (opts: { store: string; json?: boolean }) => {

@@ -27,7 +27,7 @@ export function registerValidate(program: Command): void {
     .description(
       "check GeoParquet 1.0, 1.1 and 2.0 files on every row: metadata rules, WKB or GeoArrow, OGC validity (GEOS), finite coordinates, CRS domain, native statistics, best practice",
     )
-    .argument("<files...>", "local paths, file:// or s3://bucket/key URLs")
+    .argument("<files...>", "local paths, file://, s3://bucket/key or az://container/key URLs")
     .option("--json", "print one JSON report")
     .option("--expect-crs <crs>", "fail unless the primary geometry column is in this CRS (e.g. EPSG:5070, OGC:CRS84)")
     .option("--threads <n>", "worker threads for geometry checks (default: one per core)", wholeNumber(0))

@@ -66,7 +66,8 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
   if (typeof doc.datasets !== "object" || doc.datasets === null)
     throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
   const store = storeOverride ?? (typeof doc.store === "string" ? doc.store : undefined);
-  if (!store) throw new ConfigError(`${full}: "store" is missing (a directory, file://, memory:// or s3:// URL)`);
+  if (!store)
+    throw new ConfigError(`${full}: "store" is missing (a directory, file://, memory://, s3:// or az:// URL)`);
   const versions =
     doc.versions === undefined
       ? {}

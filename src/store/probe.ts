@@ -52,7 +52,7 @@ export async function probeStore(store: ObjectStore): Promise<ProbeReport> {
       throw error;
     }
     throw new Error(
-      `${what} was accepted: this store ignores conditional writes, so two runs could both promote; use a store that honours If-None-Match / If-Match (AWS S3, Ceph RGW, MinIO, R2)`,
+      `${what} was accepted: this store ignores conditional writes, so two runs could both promote; use a store that honours If-None-Match / If-Match (AWS S3, Ceph RGW, MinIO, R2, Azure Blob Storage)`,
     );
   };
 

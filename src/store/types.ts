@@ -1,5 +1,5 @@
 /**
- * The one interface every backend implements (fs, memory, s3). Modelled on Rust object_store's PutMode:
+ * The one interface every backend implements (fs, memory, s3, azure). Modelled on Rust object_store's PutMode:
  * the protocol needs exactly three kinds of write, and each backend proves them in test/store/conformance.ts.
  */
 

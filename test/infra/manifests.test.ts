@@ -284,6 +284,16 @@ describe("infra/ manifests", () => {
     expect(plan.map((s) => s.shard)).toEqual(Array.from({ length: 8 }, (_, i) => `${i}/8`));
   }, 120_000);
 
+  it("lifecycle files: S3's and Azure's expire the same temp prefix after the same days", () => {
+    const s3 = JSON.parse(readFileSync(join(INFRA, "s3-lifecycle.json"), "utf8")) as Doc;
+    const azure = JSON.parse(readFileSync(join(INFRA, "azure-lifecycle.json"), "utf8")) as Doc;
+    const expire = (s3.Rules as Doc[]).find((r) => r.Expiration) as Doc;
+    const rule = (azure.rules as Doc[])[0] as Doc;
+    expect([rule.type, rule.enabled, rule.definition.filters.blobTypes]).toEqual(["Lifecycle", true, ["blockBlob"]]);
+    expect(rule.definition.filters.prefixMatch).toEqual([`georefresh/${expire.Filter.Prefix}`]);
+    expect(rule.definition.actions.baseBlob.delete.daysAfterModificationGreaterThan).toBe(expire.Expiration.Days);
+  });
+
   it("terraform: the lifecycle rules behind gc, a bucket policy that refuses unconditional writes, a job policy", () => {
     const [tf] = hcl.parseToObject(readFileSync(join(INFRA, "terraform/main.tf"), "utf8")) as [Doc, unknown];
     expect(tf).toBeTruthy();
