@@ -1,21 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { TokenCredential } from "@azure/identity";
 import type { BlockBlobClient, ContainerClient, StoragePipelineOptions } from "@azure/storage-blob";
 import { sha256Hex } from "./digest.js";
+import { lostWrite, writeConditionally } from "./conditional-write.js";
 import {
   AccessDeniedError,
-  AlreadyExistsError,
   InvalidRangeError,
   MisconfiguredError,
   NotFoundError,
-  PreconditionFailedError,
   StoreError,
   UnavailableError,
 } from "./errors.js";
 import { compareKeys, inByteOrder, validateKey, validatePrefix } from "./keys.js";
-import { backoffMs, DEFAULT_RETRY, withRetry } from "./retry.js";
+import { presentBy } from "./get-if-present.js";
+import { validateRange } from "./range.js";
+import { DEFAULT_RETRY, withRetry } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { splitAfterRoot } from "./schemes.js";
 import type { StoreScheme } from "./schemes.js";
@@ -241,23 +241,12 @@ export class AzureStore implements ObjectStore {
   }
 
   async exists(key: string): Promise<boolean> {
-    return this.head(key).then(
-      () => true,
-      (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
-    );
+    return presentBy(this.head(key));
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const blob = this.blob(key);
-    const range = options?.range;
-    if (range && !(Number.isSafeInteger(range.offset) && Number.isSafeInteger(range.length)))
-      throw new InvalidRangeError(`invalid byte range offset=${range.offset} length=${range.length} for ${key}`, {
-        key,
-      });
-    if (range && (range.offset < 0 || range.length < 0))
-      throw new InvalidRangeError(`invalid byte range offset=${range.offset} length=${range.length} for ${key}`, {
-        key,
-      });
+    const range = options?.range && validateRange(options.range, key);
     if (range?.length === 0) return { meta: await this.head(key), body: new Uint8Array(0) };
     try {
       return await this.call(`GET ${this.locate(key)}`, key, async (signal) => {
@@ -295,7 +284,8 @@ export class AzureStore implements ObjectStore {
       // Refused before the bytes travel; the commit's condition still decides a race.
       if (mode !== "overwrite") {
         const current = await this.currentVersion(key);
-        if (mode === "create" ? current !== undefined : current !== mode.update) throw this.lost(key, mode, current);
+        if (mode === "create" ? current !== undefined : current !== mode.update)
+          throw lostWrite(this.locate(key), key, mode, current);
       }
       const upload = randomUUID().slice(0, 8);
       const ids: string[] = [];
@@ -423,21 +413,9 @@ export class AzureStore implements ObjectStore {
     }
   }
 
-  private lost(key: string, mode: PutMode, current: string | undefined): StoreError {
-    const where = this.locate(key);
-    if (mode === "create") return new AlreadyExistsError(`${where} already exists`, { key });
-    const expected = mode === "overwrite" ? "" : mode.update;
-    return new PreconditionFailedError(
-      current === undefined
-        ? `${where} does not exist (expected version ${expected})`
-        : `${where} changed: expected version ${expected}, found ${current}`,
-      { key },
-    );
-  }
-
   /**
-   * One write (Put Blob or Put Block List) under the mode's condition. A lost answer (timeout, reset, 5xx) is
-   * decided by reading back: our sha256 there → ours; the expected state still there → try again; else lost.
+   * One write (Put Blob or Put Block List) under the mode's condition: an overwrite is idempotent and retried as
+   * such; a create or update goes through the shared protocol for lost answers (conditional-write.ts).
    */
   private async write(
     key: string,
@@ -446,36 +424,24 @@ export class AzureStore implements ObjectStore {
     send: (conditions: { ifNoneMatch?: string; ifMatch?: string }, signal: AbortSignal) => Promise<{ etag?: string }>,
   ): Promise<PutResult> {
     const where = this.locate(key);
-    const conditions =
-      mode === "create" ? { ifNoneMatch: "*" } : mode === "overwrite" ? {} : { ifMatch: `"${mode.update}"` };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return { version: unquote((await send(conditions, AbortSignal.timeout(this.timeoutMs))).etag) };
-      } catch (error) {
-        const failure = classify(error, mode !== "overwrite");
-        if (failure === "precondition")
-          throw this.lost(key, mode, mode === "create" ? undefined : await this.currentVersion(key));
-        const giveUp = attempt + 1 >= this.retry.attempts;
-        if (failure === "transient" && !giveUp) {
-          await sleep(backoffMs(attempt, this.retry));
-          continue;
-        }
-        if (failure !== "ambiguous") throw toStoreError(error, `PUT ${where}`, this.ctx(key));
-        const stored = await this.readBack(key).catch((readError: unknown) => {
-          throw toStoreError(
-            readError,
-            `PUT ${where} had an unknown outcome and reading it back failed`,
-            this.ctx(key),
-          );
-        });
-        if (stored?.sha256 === sha256) return { version: stored.version };
-        const stillExpected =
-          mode === "create" ? stored === undefined : mode !== "overwrite" && stored?.version === mode.update;
-        if (!stillExpected) throw this.lost(key, mode, stored?.version);
-        if (giveUp) throw toStoreError(error, `PUT ${where}`, this.ctx(key));
-        await sleep(backoffMs(attempt, this.retry));
-      }
-    }
+    if (mode === "overwrite")
+      return { version: unquote((await this.call(`PUT ${where}`, key, (signal) => send({}, signal))).etag) };
+    const conditions = mode === "create" ? { ifNoneMatch: "*" } : { ifMatch: `"${mode.update}"` };
+    return writeConditionally({
+      where,
+      key,
+      mode,
+      sha256,
+      retry: this.retry,
+      send: async () => unquote((await send(conditions, AbortSignal.timeout(this.timeoutMs))).etag),
+      classify: (error) => {
+        const failure = classify(error, true);
+        return failure === "precondition" || failure === "ambiguous" || failure === "transient" ? failure : "fatal";
+      },
+      readBack: () => this.readBack(key),
+      refused: async () => lostWrite(where, key, mode, mode === "create" ? undefined : await this.currentVersion(key)),
+      fail: (error, what) => toStoreError(error, what, this.ctx(key)),
+    });
   }
 
   private async currentVersion(key: string): Promise<string | undefined> {

@@ -7,6 +7,7 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import type { S3Client } from "@aws-sdk/client-s3";
+import { lostWrite } from "./conditional-write.js";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "./errors.js";
 import type { StoreError } from "./errors.js";
 import { backoffMs } from "./retry.js";
@@ -67,14 +68,7 @@ async function retried<T>(t: MultipartTarget, what: string, send: () => Promise<
 }
 
 function lost(t: MultipartTarget, mode: PutMode, current: string | undefined): StoreError {
-  if (mode === "create") return new AlreadyExistsError(`${t.where} already exists`, { key: t.storeKey });
-  const expected = typeof mode === "object" ? mode.update : "";
-  return new PreconditionFailedError(
-    current === undefined
-      ? `${t.where} does not exist (expected version ${expected})`
-      : `${t.where} changed: expected version ${expected}, found ${current}`,
-    { key: t.storeKey },
-  );
+  return lostWrite(t.where, t.storeKey, mode === "overwrite" ? { update: "" } : mode, current);
 }
 
 export async function putMultipart(

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { Agent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -15,17 +14,14 @@ import {
 import type { S3ClientConfig } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { sha256Hex } from "./digest.js";
-import {
-  AlreadyExistsError,
-  InvalidRangeError,
-  MisconfiguredError,
-  NotFoundError,
-  PreconditionFailedError,
-  StoreError,
-} from "./errors.js";
+import { lostWrite, writeConditionally } from "./conditional-write.js";
+import type { Condition } from "./conditional-write.js";
+import { MisconfiguredError, NotFoundError } from "./errors.js";
 import { validateKey, validatePrefix } from "./keys.js";
 import { hasUserinfo, redact } from "./secrets.js";
-import { backoffMs, DEFAULT_RETRY, withRetry } from "./retry.js";
+import { presentBy } from "./get-if-present.js";
+import { validateRange } from "./range.js";
+import { DEFAULT_RETRY, withRetry } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { classify, toStoreError } from "./s3-errors.js";
 import type {
@@ -151,26 +147,12 @@ export class S3Store implements ObjectStore {
   }
 
   async exists(key: string): Promise<boolean> {
-    return this.head(key).then(
-      () => true,
-      (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
-    );
+    return presentBy(this.head(key));
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const Key = this.fullKey(key);
-    const range = options?.range;
-    if (
-      range &&
-      (!Number.isSafeInteger(range.offset) ||
-        !Number.isSafeInteger(range.length) ||
-        range.offset < 0 ||
-        range.length < 0)
-    ) {
-      throw new InvalidRangeError(`invalid byte range offset=${range.offset} length=${range.length} for ${key}`, {
-        key,
-      });
-    }
+    const range = options?.range && validateRange(options.range, key);
     if (range?.length === 0) {
       return { meta: await this.head(key), body: new Uint8Array(0) };
     }
@@ -329,62 +311,43 @@ export class S3Store implements ObjectStore {
     base: () => ConstructorParameters<typeof PutObjectCommand>[0],
   ): Promise<PutResult> {
     const where = this.locate(key);
-    const lost = (current: string | undefined): StoreError =>
-      expected === undefined
-        ? new AlreadyExistsError(`${where} already exists`, { key })
-        : new PreconditionFailedError(
-            current === undefined
-              ? `${where} does not exist (expected version ${expected})`
-              : `${where} changed: expected version ${expected}, found ${current}`,
+    const mode: Condition = expected === undefined ? "create" : { update: expected };
+    let formFlipped = false;
+    return writeConditionally({
+      where,
+      key,
+      mode,
+      sha256,
+      retry: this.retry,
+      send: async () => {
+        const condition =
+          expected === undefined ? { IfNoneMatch: "*" } : { IfMatch: this.quoteIfMatch ? `"${expected}"` : expected };
+        return unquoteEtag((await this.client.send(new PutObjectCommand({ ...base(), ...condition }))).ETag);
+      },
+      classify: (error) => {
+        const failure = classify(error, true);
+        return failure === "precondition" || failure === "ambiguous" || failure === "transient" ? failure : "fatal";
+      },
+      readBack: () => this.readBack(key),
+      refused: async () => {
+        if (expected === undefined) return lostWrite(where, key, mode, undefined);
+        const current = await this.currentVersion(key);
+        if (current === expected && !formFlipped) {
+          // The store refused its own current ETag: it wants the other quoting. Learn it and retry once.
+          this.quoteIfMatch = !this.quoteIfMatch;
+          formFlipped = true;
+          return "retry";
+        }
+        if (current === expected) {
+          return new MisconfiguredError(
+            `${where}: the store rejects If-Match with its own current ETag in either form; it cannot be used for promotion`,
             { key },
           );
-    let formFlipped = false;
-    for (let attempt = 0; ; attempt++) {
-      const condition =
-        expected === undefined ? { IfNoneMatch: "*" } : { IfMatch: this.quoteIfMatch ? `"${expected}"` : expected };
-      try {
-        const out = await this.client.send(new PutObjectCommand({ ...base(), ...condition }));
-        return { version: unquoteEtag(out.ETag) };
-      } catch (error) {
-        const failure = classify(error, true);
-        if (failure === "precondition") {
-          if (expected === undefined) throw lost(undefined);
-          const current = await this.currentVersion(key);
-          if (current === expected && !formFlipped) {
-            // The store refused its own current ETag: it wants the other quoting. Learn it and retry once.
-            this.quoteIfMatch = !this.quoteIfMatch;
-            formFlipped = true;
-            continue;
-          }
-          if (current === expected) {
-            throw new MisconfiguredError(
-              `${where}: the store rejects If-Match with its own current ETag in either form; it cannot be used for promotion`,
-              { key },
-            );
-          }
-          throw lost(current);
         }
-        const giveUp = attempt + 1 >= this.retry.attempts;
-        if (failure === "transient" && !giveUp) {
-          await sleep(backoffMs(attempt, this.retry));
-          continue;
-        }
-        if (failure !== "ambiguous") throw toStoreError(error, `conditional PUT ${where}`, this.ctx(key));
-        // Outcome unknown: read back and decide.
-        const stored = await this.readBack(key).catch((readError: unknown) => {
-          throw toStoreError(
-            readError,
-            `conditional PUT ${where} had an unknown outcome and reading it back failed`,
-            this.ctx(key),
-          );
-        });
-        if (stored && stored.hash === sha256) return { version: stored.version };
-        const stillExpected = expected === undefined ? stored === undefined : stored?.version === expected;
-        if (!stillExpected) throw lost(stored?.version);
-        if (giveUp) throw toStoreError(error, `conditional PUT ${where}`, this.ctx(key));
-        await sleep(backoffMs(attempt, this.retry));
-      }
-    }
+        return lostWrite(where, key, mode, current);
+      },
+      fail: (error, what) => toStoreError(error, what, this.ctx(key)),
+    });
   }
 
   private async currentVersion(key: string): Promise<string | undefined> {
@@ -396,15 +359,15 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  private async readBack(key: string): Promise<{ hash: string; version: string } | undefined> {
+  private async readBack(key: string): Promise<{ sha256: string; version: string } | undefined> {
     try {
       const head = await this.client
         .send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }))
         .catch((error: unknown) => (classify(error, false) === "not-found" ? undefined : Promise.reject(error)));
       if (!head) return undefined;
-      if (head.Metadata?.sha256) return { hash: head.Metadata.sha256, version: unquoteEtag(head.ETag) };
+      if (head.Metadata?.sha256) return { sha256: head.Metadata.sha256, version: unquoteEtag(head.ETag) };
       const { body, meta } = await this.get(key); // written by another tool: hash the bytes
-      return { hash: sha256Hex(body), version: meta.version };
+      return { sha256: sha256Hex(body), version: meta.version };
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;
