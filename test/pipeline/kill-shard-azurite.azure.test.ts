@@ -1,0 +1,3 @@
+import { describeKillShard } from "./kill-shard.js";
+
+describeKillShard("azure");
