@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
+import { createRequire } from "node:module";
 import type { TokenCredential } from "@azure/identity";
-import type { BlockBlobClient, ContainerClient, StoragePipelineOptions } from "@azure/storage-blob";
+import type * as AzureBlob from "@azure/storage-blob";
+import type { BlobServiceClient, BlockBlobClient, ContainerClient, StoragePipelineOptions } from "@azure/storage-blob";
 import { sha256Hex } from "./digest.js";
 import { lostWrite, writeConditionally } from "./conditional-write.js";
 import {
@@ -139,7 +140,13 @@ function toStoreError(error: unknown, what: string, ctx: { key?: string; endpoin
 const CONTAINER = /^(?!.*--)[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 
 /** The service client, with credentials the Azure way (docs/azure.md): never from the URL, never printed. */
+/** The SDK, loaded when the first Azure store opens: it takes ~0.4 s, which no other command should pay. */
+let loaded: typeof AzureBlob | undefined;
+const sdk = (): typeof AzureBlob =>
+  (loaded ??= createRequire(import.meta.url)("@azure/storage-blob") as typeof AzureBlob);
+
 function serviceClient(o: AzureStoreOptions): { client: BlobServiceClient; endpoint: string } {
+  const { AnonymousCredential, BlobServiceClient, StorageSharedKeyCredential } = sdk();
   const env = o.env ?? process.env;
   const pipeline: StoragePipelineOptions = {
     retryOptions: { maxTries: 1 },
