@@ -5,6 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, inject, it } from "vitest";
+import {
+  AccountSASPermissions,
+  AccountSASResourceTypes,
+  AccountSASServices,
+  generateAccountSASQueryParameters,
+  StorageSharedKeyCredential,
+} from "@azure/storage-blob";
 import { AzureStore } from "../../src/store/azure.js";
 import { runCli } from "../helpers/cli.js";
 import { azureEnv } from "../helpers/stores.js";
@@ -27,6 +34,55 @@ describe("doctor and run on Azurite", () => {
     const left: string[] = [];
     for await (const e of new AzureStore({ container, prefix: "doctor", env: azureEnv() }).list("")) left.push(e.key);
     expect(left).toEqual([]);
+  });
+
+  it("doctor passes with a connection string alone, and with an account SAS token", async () => {
+    const az = inject("azure");
+    if (!az) throw new Error("Azurite test server not configured");
+    const connection = `DefaultEndpointsProtocol=http;AccountName=${az.account};AccountKey=${az.key};BlobEndpoint=${az.endpoint};`;
+    const byString = await runCli(["doctor", "--store", `az://${container}/doctor-cs`], {
+      AZURE_STORAGE_CONNECTION_STRING: connection,
+      AZURE_STORAGE_ACCOUNT: "",
+      AZURE_STORAGE_KEY: "",
+      AZURE_STORAGE_BLOB_ENDPOINT: "",
+    });
+    expect(byString.code, byString.stdout + byString.stderr).toBe(0);
+    expect(`${byString.stdout}${byString.stderr}`).not.toContain(az.key);
+    const sas = generateAccountSASQueryParameters(
+      {
+        expiresOn: new Date(Date.now() + 3_600_000),
+        permissions: AccountSASPermissions.parse("rwdlc"),
+        services: AccountSASServices.parse("b").toString(),
+        resourceTypes: AccountSASResourceTypes.parse("sco").toString(),
+      },
+      new StorageSharedKeyCredential(az.account, az.key),
+    ).toString();
+    const bySas = await runCli(["doctor", "--store", `az://${container}/doctor-sas`, "--json"], {
+      AZURE_STORAGE_ACCOUNT: az.account,
+      AZURE_STORAGE_KEY: "",
+      AZURE_STORAGE_SAS_TOKEN: sas,
+      AZURE_STORAGE_BLOB_ENDPOINT: az.endpoint,
+    });
+    expect(bySas.code, bySas.stdout + bySas.stderr).toBe(0);
+    expect(bySas.stdout).not.toContain(new URLSearchParams(sas).get("sig") as string);
+    // A SAS that may not write is refused as credentials, with what to check.
+    const readOnly = generateAccountSASQueryParameters(
+      {
+        expiresOn: new Date(Date.now() + 3_600_000),
+        permissions: AccountSASPermissions.parse("rl"),
+        services: AccountSASServices.parse("b").toString(),
+        resourceTypes: AccountSASResourceTypes.parse("sco").toString(),
+      },
+      new StorageSharedKeyCredential(az.account, az.key),
+    ).toString();
+    const refused = await runCli(["doctor", "--store", `az://${container}/doctor-sas`], {
+      AZURE_STORAGE_ACCOUNT: az.account,
+      AZURE_STORAGE_KEY: "",
+      AZURE_STORAGE_SAS_TOKEN: readOnly,
+      AZURE_STORAGE_BLOB_ENDPOINT: az.endpoint,
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/Azure refused the credentials: \w+ \(HTTP 403\)/);
   });
 
   it("a wrong key, a missing container and an unreachable endpoint exit 3 with what to do, never the key", async () => {
