@@ -83,9 +83,10 @@ const ACCESS = new Set([
   "InvalidAuthenticationInfo",
   "InsufficientAccountPermissions",
   "AccountIsDisabled",
-  "CredentialUnavailableError",
   "AuthenticationRequiredError",
 ]);
+/** @azure/identity found no identity to sign in with: a setup problem, said as one. */
+const NO_IDENTITY = new Set(["CredentialUnavailableError", "AggregateAuthenticationError"]);
 
 const errorCode = (e: AzureErrorLike) => e.details?.errorCode ?? e.code ?? "";
 
@@ -111,6 +112,19 @@ function toStoreError(error: unknown, what: string, ctx: { key?: string; endpoin
   const code = errorCode(e) || e.name || "Error";
   const detail = `${code}${e.statusCode ? ` (HTTP ${e.statusCode})` : ""}`;
   const opts = { key: ctx.key, cause: error };
+  const message = (error as Error | undefined)?.message ?? "";
+  if (NO_IDENTITY.has(e.name ?? "")) {
+    return new AccessDeniedError(
+      `${what}: no Azure credentials: DefaultAzureCredential found no identity (AZURE_CLIENT_ID and a secret or certificate, workload identity, managed identity, az login). Set AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN, or sign in`,
+      opts,
+    );
+  }
+  if (/non-TLS|non-https/i.test(message)) {
+    return new MisconfiguredError(
+      `${what}: a signed-in identity needs an https endpoint, and ${ctx.endpoint} is not one; for a local server (Azurite) set AZURE_STORAGE_KEY or AZURE_STORAGE_CONNECTION_STRING`,
+      opts,
+    );
+  }
   switch (classify(error, false)) {
     case "access":
       return new AccessDeniedError(
@@ -132,7 +146,11 @@ function toStoreError(error: unknown, what: string, ctx: { key?: string; endpoin
         opts,
       );
     default:
-      return new StoreError(`${what}: unexpected Azure error ${detail}`, opts);
+      // Not an answer from Azure: its own words say more than a name (redacted, as they may quote a URL).
+      return new StoreError(
+        `${what}: unexpected Azure error ${detail}${e.statusCode ? "" : `: ${redact(message).slice(0, 300)}`}`,
+        opts,
+      );
   }
 }
 

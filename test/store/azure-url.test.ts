@@ -67,6 +67,26 @@ describe("az:// store URLs", () => {
     ).toMatch(/AZURE_STORAGE_KEY is set but AZURE_STORAGE_ACCOUNT is not/);
   });
 
+  it("without a key or SAS, a signed-in identity is used: refused over http, and said plainly when there is none", async () => {
+    const overHttp = new AzureStore({
+      container: "maps",
+      endpoint: "http://127.0.0.1:9/acct",
+      env: { AZURE_STORAGE_ACCOUNT: "acct" },
+    });
+    const http = await overHttp.head("x").catch((e: unknown) => e as { code: string; message: string });
+    expect(http).toMatchObject({ code: "Misconfigured", message: expect.stringMatching(/needs an https endpoint/) });
+    const noIdentity = new AzureStore({
+      container: "maps",
+      endpoint: "https://127.0.0.1:9/acct",
+      env: { AZURE_STORAGE_ACCOUNT: "acct" },
+    });
+    const none = await noIdentity.head("x").catch((e: unknown) => e as { code: string; message: string });
+    expect(none).toMatchObject({
+      code: "AccessDenied",
+      message: expect.stringMatching(/no Azure credentials: DefaultAzureCredential found no identity/),
+    });
+  }, 30_000);
+
   it("a broken connection string is refused without showing it", () => {
     const bad = refusal(
       () =>
