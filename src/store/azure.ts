@@ -62,6 +62,8 @@ export interface AzureStoreOptions {
   requestTimeoutMs?: number;
   /** Environment to take credentials from (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Blobs per List Blobs page (Azure's maximum, 5000, unless a test wants many pages). */
+  listPageSize?: number;
 }
 
 type Failure = "not-found" | "precondition" | "ambiguous" | "transient" | "access" | "no-container" | "range" | "fatal";
@@ -237,6 +239,7 @@ export class AzureStore implements ObjectStore {
   private readonly blobs: ContainerClient;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly pageSize: number;
 
   constructor(options: AzureStoreOptions) {
     if (!CONTAINER.test(options.container)) {
@@ -249,6 +252,7 @@ export class AzureStore implements ObjectStore {
     this.url = `az://${this.container}${this.prefix ? `/${this.prefix}` : ""}`;
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.pageSize = options.listPageSize ?? 5000;
     const { client, endpoint } = serviceClient(options);
     this.endpoint = endpoint;
     this.blobs = client.getContainerClient(this.container);
@@ -394,7 +398,7 @@ export class AzureStore implements ObjectStore {
       const page = await this.call(`LIST ${this.url}/${prefix}`, undefined, async (signal) => {
         const next = await this.blobs
           .listBlobsFlat({ prefix: base + prefix, includeUncommitedBlobs: uncommitted, abortSignal: signal })
-          .byPage({ maxPageSize: 5000, ...(token ? { continuationToken: token } : {}) })
+          .byPage({ maxPageSize: this.pageSize, ...(token ? { continuationToken: token } : {}) })
           .next();
         return next.done ? undefined : next.value;
       });

@@ -4,6 +4,8 @@ import { describe, expect, inject, it } from "vitest";
 import { AzureStore } from "../../src/store/azure.js";
 import { StoreError } from "../../src/store/errors.js";
 import type { StreamBody } from "../../src/store/types.js";
+import { compareKeys } from "../../src/store/keys.js";
+import { startFaultyProxy } from "../helpers/faulty-proxy.js";
 import { azureEnv } from "../helpers/stores.js";
 import { describeLostAnswers } from "./lost-answers.js";
 
@@ -48,6 +50,33 @@ describeLostAnswers(
 );
 
 describe("Azure failures that are not lost answers", () => {
+  it("a listing resumes at its page when a page fails, in byte order across pages, without losing or repeating a key", async () => {
+    const keys = Array.from({ length: 23 }, (_, i) => `pages/k${String(i).padStart(2, "0")}`);
+    keys.push("pages/k05\u{1F600}", "pages/k05\uFFFD", "pages/k05\uE000");
+    for (const k of keys) await direct.put(k, enc(k));
+    let failed = 0;
+    const proxy = await startFaultyProxy(az.endpoint, (req) => {
+      if (req.url?.includes("comp=list") && req.url.includes("marker=") && failed < 2) {
+        failed++;
+        return "500-without-forward";
+      }
+      return "pass";
+    });
+    try {
+      const store = new AzureStore({ ...opts, endpoint: `${proxy.endpoint}${account}`, listPageSize: 4 });
+      const listed: string[] = [];
+      for await (const e of store.list("pages/")) listed.push(e.key);
+      expect(listed).toEqual([...keys].sort(compareKeys));
+      expect(failed).toBe(2);
+      expect(proxy.seen.filter((r) => r.includes("comp=list")).length).toBe(Math.ceil(keys.length / 4) + 2);
+      const after: string[] = [];
+      for await (const e of store.list("pages/", { startAfter: "pages/k05\uFFFD" })) after.push(e.key);
+      expect(after).toEqual([...keys].sort(compareKeys).filter((k) => compareKeys(k, "pages/k05\uFFFD") > 0));
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("an unreachable endpoint is Unavailable, a missing container Misconfigured, a wrong key AccessDenied without the key", async () => {
     const down = new AzureStore({ ...opts, endpoint: `http://127.0.0.1:9${account}` });
     const unreachable = (await down.head("x").catch((e: unknown) => e)) as StoreError;
