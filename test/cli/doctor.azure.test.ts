@@ -1,9 +1,8 @@
 /** doctor and a run against the real Azurite, through the CLI: passes, and fails with what to do (exit 3). */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, inject, it } from "vitest";
 import {
   AccountSASPermissions,
@@ -13,11 +12,8 @@ import {
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
 import { AzureStore } from "../../src/store/azure.js";
-import { runCli } from "../helpers/cli.js";
+import { runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
 import { azureEnv } from "../helpers/stores.js";
-
-const HELPER = pathToFileURL(fileURLToPath(new URL("../helpers/parquet-task.ts", import.meta.url))).href;
-const GOOD = fileURLToPath(new URL("../fixtures/bad/good.parquet", import.meta.url));
 
 describe("doctor and run on Azurite", () => {
   const container = inject("azure")?.container as string;
@@ -89,16 +85,9 @@ describe("doctor and run on Azurite", () => {
     const secret = Buffer.from("wrong-key-that-must-never-be-printed").toString("base64");
     const dir = mkdtempSync(join(tmpdir(), "georefresh-az-creds-"));
     try {
-      writeFileSync(
-        join(dir, "task.mjs"),
-        `import { parquetTask } from ${JSON.stringify(HELPER)};\nexport default parquetTask(${JSON.stringify(GOOD)});\n`,
-      );
-      writeFileSync(
-        join(dir, "config.json"),
-        JSON.stringify({ store: `az://${container}/creds`, datasets: { bad: { module: "./task.mjs" } } }),
-      );
+      const config = writeFixtureTaskConfig(dir, `az://${container}/creds`);
       for (const args of [
-        ["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-01", "--config", join(dir, "config.json")],
+        ["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-01", "--config", config],
         ["doctor", "--store", `az://${container}/creds`],
       ]) {
         const r = await runCli(args, { ...azureEnv(), AZURE_STORAGE_KEY: secret });

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
@@ -23,4 +25,19 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A config in `dir` whose dataset "bad" is a task that publishes a good Parquet fixture, on `store`: for the
+ * suites that run the CLI against a store that should refuse them.
+ */
+export function writeFixtureTaskConfig(dir: string, store: string): string {
+  const helper = pathToFileURL(fileURLToPath(new URL("./parquet-task.ts", import.meta.url))).href;
+  const good = fileURLToPath(new URL("../fixtures/bad/good.parquet", import.meta.url));
+  writeFileSync(
+    join(dir, "task.mjs"),
+    `import { parquetTask } from ${JSON.stringify(helper)};\nexport default parquetTask(${JSON.stringify(good)});\n`,
+  );
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ store, datasets: { bad: { module: "./task.mjs" } } }));
+  return join(dir, "config.json");
 }

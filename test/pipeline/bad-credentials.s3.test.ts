@@ -1,33 +1,22 @@
 /** Wrong credentials on the real S3 server: exit 3, a message that says what to check, and never the secret. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, inject, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
 import { s3Env } from "../helpers/stores.js";
-
-const HELPER = pathToFileURL(fileURLToPath(new URL("../helpers/parquet-task.ts", import.meta.url))).href;
-const GOOD = fileURLToPath(new URL("../fixtures/bad/good.parquet", import.meta.url));
 
 describe("wrong credentials", () => {
   it("exit 3, 'refused the credentials', and the secret appears nowhere in the output", async () => {
     const dir = mkdtempSync(join(tmpdir(), "georefresh-creds-"));
     try {
-      writeFileSync(
-        join(dir, "task.mjs"),
-        `import { parquetTask } from ${JSON.stringify(HELPER)};\nexport default parquetTask(${JSON.stringify(GOOD)});\n`,
-      );
-      writeFileSync(
-        join(dir, "config.json"),
-        JSON.stringify({ store: `s3://${inject("s3")?.bucket}/creds`, datasets: { bad: { module: "./task.mjs" } } }),
-      );
+      const config = writeFixtureTaskConfig(dir, `s3://${inject("s3")?.bucket}/creds`);
       const secret = "wrong-secret-that-must-never-be-printed";
       for (const args of [
         ["run", "--dataset", "bad", "--region", "r1", "--date", "2026-01-01"],
         ["doctor", "--store", `s3://${inject("s3")?.bucket}/creds`],
       ]) {
-        const r = await runCli([...args, ...(args[0] === "run" ? ["--config", join(dir, "config.json")] : [])], {
+        const r = await runCli([...args, ...(args[0] === "run" ? ["--config", config] : [])], {
           ...s3Env(),
           AWS_SECRET_ACCESS_KEY: secret,
         });
