@@ -1,5 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { GeorefreshError } from "../../errors.js";
+import { sha256Hex } from "../../store/digest.js";
 import { predictsVersions } from "../../store/types.js";
 import type { ObjectStore } from "../../store/types.js";
 import { mapBounded } from "../bounded.js";
@@ -9,7 +10,8 @@ import { itemOf } from "./item.js";
 import type { StacItem } from "./item.js";
 import { itemsParquet } from "./items-parquet.js";
 import { collectionKey, itemKey, itemsParquetKey, stacPrefix, versionItemKey } from "./layout.js";
-import { encodeState, provenUnchanged, stateKey } from "./state.js";
+import { encodeState, provenUnchanged, readState, stateKey } from "./state.js";
+import type { CatalogState } from "./state.js";
 import { manifestKey } from "../../manifest/layout.js";
 import type { CatalogOptions } from "./layout.js";
 
@@ -48,7 +50,8 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     locate: (key) => absoluteUrl(store.locate(key)),
   };
   const options = JSON.stringify({ ...opts, license: catalog.license, at: catalog.locate(catalog.collectionKey) });
-  if (await provenUnchanged(store, dataset, options)) return unchangedSummary(store, dataset);
+  const previous = await readState(store, dataset);
+  if (await provenUnchanged(store, dataset, previous, options)) return unchangedSummary(store, dataset);
   const { current, versions, manifests } = await itemsOf(store, dataset, catalog);
   const itemKeys = current.map(([k]) => k);
   const parquet = await itemsParquet(
@@ -71,21 +74,27 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
   for await (const e of store.list(stacPrefix(dataset))) existing.set(e.key, e.version);
   let written = 0;
   let unchanged = 0;
+  const objects: Record<string, string> = {};
+  const hashes: Record<string, string> = {};
   for (const stage of stages)
     await mapBounded(stage, 16, async ([key, bytes]) => {
-      if (await same(store, key, bytes, existing)) unchanged++;
-      else {
-        await store.put(key, bytes, { contentType: key.endsWith(".json") ? "application/json" : undefined });
+      hashes[key] = sha256Hex(bytes);
+      const stored = await same(store, key, bytes, hashes[key], existing, previous);
+      if (stored !== undefined) {
+        objects[key] = stored;
+        unchanged++;
+      } else {
+        const contentType = key.endsWith(".json") ? "application/json" : undefined;
+        objects[key] = (await store.put(key, bytes, { contentType })).version;
         written++;
       }
     });
   const wanted = new Set([...stages.flat().map(([k]) => k), stateKey(dataset)]);
   const stale = [...existing.keys()].filter((k) => !wanted.has(k));
   await mapBounded(stale, 16, (k) => store.delete(k));
-  // Where a re-run can prove "nothing changed" from listings alone (S3), record what this catalog came from.
-  if (store.prefersListing && predictsVersions(store)) {
-    const objects = Object.fromEntries(stages.flat().map(([k, bytes]) => [k, store.versionFor(bytes)]));
-    await store.put(stateKey(dataset), encodeState({ options, manifests, objects }), {
+  // Where a re-run can prove "nothing changed" from listings alone (S3, Azure), record what this catalog came from.
+  if (store.prefersListing) {
+    await store.put(stateKey(dataset), encodeState({ options, manifests, objects, hashes }), {
       contentType: "application/json",
     });
   }
@@ -143,21 +152,29 @@ async function unchangedSummary(store: ObjectStore, dataset: string): Promise<St
   };
 }
 
-/** Whether the stored object already has these bytes: by the listing's version where the store can predict it. */
+/**
+ * The stored version when the stored object already has these bytes, else undefined. Where the store predicts
+ * versions (fs, memory, S3) the listing's version settles it; where versions are opaque (Azure), a listed version
+ * that the last run recorded for these very bytes does.
+ */
 async function same(
   store: ObjectStore,
   key: string,
   bytes: Uint8Array,
+  sha256: string,
   existing: Map<string, string | undefined>,
-): Promise<boolean> {
-  if (!existing.has(key) || !predictsVersions(store)) return false;
+  previous: CatalogState | undefined,
+): Promise<string | undefined> {
+  if (!existing.has(key)) return undefined;
   const version =
     existing.get(key) ??
     (await store.head(key).then(
       (m) => m.version,
       () => undefined,
     ));
-  return version === store.versionFor(bytes);
+  if (version === undefined) return undefined;
+  if (predictsVersions(store)) return version === store.versionFor(bytes) ? version : undefined;
+  return previous?.objects[key] === version && previous.hashes?.[key] === sha256 ? version : undefined;
 }
 
 const json = (doc: unknown) => new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
