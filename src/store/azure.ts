@@ -48,6 +48,8 @@ import type {
 const DEFAULT_BLOCK_BYTES = 64 * 2 ** 20;
 /** Below this a block is too small to be worth a request. */
 const MIN_BLOCK_BYTES = 64 * 1024;
+/** Azure's limit of blocks in one blob: a huge body gets larger blocks than the memory setting asks for. */
+const MAX_BLOCKS = 50_000;
 
 export interface AzureStoreOptions {
   container: string;
@@ -307,7 +309,12 @@ export class AzureStore implements ObjectStore {
   async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
     const blob = this.blob(key);
     const mode = options?.mode ?? "overwrite";
-    const blockBytes = Math.max(MIN_BLOCK_BYTES, options?.partBytes ?? DEFAULT_BLOCK_BYTES);
+    const size = isStreamBody(body) ? body.size : body.byteLength;
+    const blockBytes = Math.max(
+      MIN_BLOCK_BYTES,
+      options?.partBytes ?? DEFAULT_BLOCK_BYTES,
+      Math.ceil(size / MAX_BLOCKS),
+    );
     const headers = options?.contentType ? { blobContentType: options.contentType } : undefined;
     if (isStreamBody(body) && body.size > blockBytes) {
       // Refused before the bytes travel; the commit's condition still decides a race.
