@@ -19,7 +19,7 @@ import type { AzureStore } from "../../src/store/azure.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
-import { azureContainer, openFixture } from "../helpers/stores.js";
+import { azureBlob, azureContainer, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";
 
 const DAY = 86_400_000;
@@ -110,8 +110,8 @@ export function describeGc(backend: Backend): void {
 
     if (backend === "azure") {
       it("removes the uncommitted blocks of dead uploads once old enough, and never a committed blob", async () => {
-        const blobs = azureContainer();
         const az = store as AzureStore;
+        const blobs = azureContainer(az.container);
         const name = (key: string) => `${az.prefix}/${key}`;
         const id = Buffer.from("dead-000000").toString("base64");
         await blobs.getBlockBlobClient(name("artifacts/gc/partial.parquet")).stageBlock(id, Buffer.from("abc"), 3);
@@ -134,9 +134,8 @@ export function describeGc(backend: Backend): void {
       });
 
       it("never deletes a blob committed after it was listed as an upload", async () => {
-        const blobs = azureContainer();
         const az = store as AzureStore;
-        const blob = blobs.getBlockBlobClient(`${az.prefix}/artifacts/gc/late.parquet`);
+        const blob = azureBlob(store, "artifacts/gc/late.parquet");
         const id = Buffer.from("late-000000").toString("base64");
         await blob.stageBlock(id, Buffer.from("late"), 4);
         const uploads = [];

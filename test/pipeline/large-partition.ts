@@ -8,7 +8,7 @@ import { Binary, Int32, makeData, makeVector, Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTask } from "../../src/pipeline/task.js";
 import { refreshPartition } from "../../src/pipeline/refresh.js";
-import { azureContainer, openFixture } from "../helpers/stores.js";
+import { azureBlob, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";
 
 const ROWS = 150_000; // three row groups
@@ -91,13 +91,9 @@ export function describeLargePartition(backend: Backend): void {
       }
       if (backend === "azure") {
         // In 64 KiB blocks under the cap, committed by one Put Block List; in one Put Blob without it.
-        const blocks = await azureContainer()
-          .getBlockBlobClient(capped.store.locate(a).replace(/^az:\/\/[^/]+\//, ""))
-          .getBlockList("committed");
+        const blocks = await azureBlob(capped.store, a).getBlockList("committed");
         expect(blocks.committedBlocks?.length).toBe(Math.ceil(mine.meta.size / (64 * 1024)));
-        const one = await azureContainer()
-          .getBlockBlobClient(uncapped.store.locate(b).replace(/^az:\/\/[^/]+\//, ""))
-          .getBlockList("committed");
+        const one = await azureBlob(uncapped.store, b).getBlockList("committed");
         expect(one.committedBlocks ?? []).toEqual([]);
       }
       // Nothing left aside: the temp key is gone.
