@@ -133,6 +133,11 @@ export class WorkerPool<In, Out> {
     });
   }
 
+  /** A message to every worker, outside the job protocol (no answer expected), e.g. a stop request. */
+  broadcast(msg: object): void {
+    for (const w of this.workers) w.post(msg, []);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(this.workers.map((w) => w.terminate()));

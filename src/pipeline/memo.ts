@@ -22,22 +22,47 @@ export class MemoError extends GeorefreshError {}
 export interface MemoOptions {
   leaseMs?: number;
   pollMs?: number;
+  /** Stops a wait on another run's claim (SIGTERM): the partition fails at once, having written nothing. */
+  signal?: AbortSignal;
 }
 
 export function memoKey(task: string, name: string, request: unknown): string {
   if (!NAME.test(name))
     throw new MemoError(`memo name ${JSON.stringify(name)} is not allowed: use letters, digits, '_', '.', '-'`);
-  const digest = createHash("sha256").update(canonicalJson(request)).digest("hex").slice(0, 32);
+  let canonical: string;
+  try {
+    canonical = canonicalJson(request);
+  } catch (error) {
+    throw new MemoError(
+      `ctx.memo(${JSON.stringify(name)}) in task ${task}: the request cannot be keyed: ${(error as Error).message} (the request is the memo's key; two different requests must never share one answer)`,
+    );
+  }
+  const digest = createHash("sha256").update(canonical).digest("hex").slice(0, 32);
   return `${MEMO_PREFIX}${task}/${name}/${digest}.json`;
 }
 
-const decode = (bytes: Uint8Array) =>
-  JSON.parse(new TextDecoder().decode(bytes)) as { response: unknown; request: unknown };
+/** A stored memo object, or a MemoError that names it and says what to do: never a bare JSON.parse failure. */
+function decode<T extends object>(store: ObjectStore, key: string, bytes: Uint8Array, what: string, fields: string[]): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== "object" || value === null || fields.some((f) => !Object.hasOwn(value as object, f)))
+    throw new MemoError(
+      `${store.locate(key)} is not a memo ${what} (${fields.join(", ")} expected); something else wrote it. Delete it and run again (the call is made again)`,
+    );
+  return value as T;
+}
 
 async function stored(store: ObjectStore, key: string, request: unknown): Promise<{ response: unknown } | undefined> {
   const got = await getIfPresent(store, key);
   if (!got) return undefined;
-  const record = decode(got.body);
+  const record = decode<{ request: unknown; response: unknown }>(store, key, got.body, "record", [
+    "request",
+    "response",
+  ]);
   // A digest collision or a tampered record must not hand one request another's answer.
   if (canonicalJson(record.request) !== canonicalJson(request))
     throw new MemoError(`${store.locate(key)} holds the answer to another request; delete it`);
@@ -56,6 +81,9 @@ export async function memoized<T>(
   const claimKey = key.replace(/\.json$/, ".claim");
   const lease = options.leaseMs ?? leaseMs();
   const claimBody = () => new TextEncoder().encode(JSON.stringify({ until: Date.now() + lease }));
+  // A claim's holder renews it (a new version) every lease/3. One seen unchanged for longer than our own lease is
+  // dead, whatever its `until` says: a clock far ahead or a hand-written claim cannot make us wait forever.
+  let watched: { version: string; deadline: number } | undefined;
   for (;;) {
     const found = await stored(store, key, request);
     if (found) return found.response as T;
@@ -68,8 +96,15 @@ export async function memoized<T>(
         .get(claimKey)
         .catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
       if (!claim) continue; // released between our create and read: look again
-      if ((JSON.parse(new TextDecoder().decode(claim.body)) as { until: number }).until > Date.now()) {
-        await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
+      const { until } = decode<{ until: unknown }>(store, claimKey, claim.body, "claim", ["until"]);
+      if (typeof until !== "number" || !Number.isFinite(until))
+        throw new MemoError(
+          `${store.locate(claimKey)} is not a memo claim ("until" must be a time in ms, got ${JSON.stringify(until)}). Delete it and run again`,
+        );
+      if (watched?.version !== claim.meta.version)
+        watched = { version: claim.meta.version, deadline: Math.min(until, Date.now() + lease) };
+      if (watched.deadline > Date.now()) {
+        await pause(options.pollMs ?? 100, options.signal, store.locate(claimKey));
         continue; // a live claim: its holder is calling; wait for the answer
       }
       try {
@@ -82,6 +117,24 @@ export async function memoized<T>(
     }
     return await callHolding(store, key, claimKey, version, request, call, lease, claimBody);
   }
+}
+
+/** Waits between looks at another run's claim; a stop request (SIGTERM) ends the wait with nothing written. */
+async function pause(ms: number, signal: AbortSignal | undefined, claim: string): Promise<void> {
+  const stopped = () =>
+    new MemoError(
+      `stopped while waiting for another run's call (${claim}); nothing was written, a re-run continues`,
+    );
+  if (signal?.aborted) throw stopped();
+  await new Promise<void>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => (done(), reject(stopped()));
+    const timer = setTimeout(() => (done(), resolve()), ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** With the claim held (and renewed): call once, store the answer write-once, release the claim. */

@@ -35,7 +35,9 @@ const stores = new Map<string, ObjectStore>();
 const inputCache = new Map<string, Promise<ResolvedInput>>();
 const validator = new GeometryValidator({ threads: 0 });
 
-type Message = { id: number; job: PartitionJob };
+type Message = { id: number; job: PartitionJob } | { stop: true };
+/** Set by the backfill's stop request (SIGINT/SIGTERM): partitions in flight end their waits on other runs. */
+const stop = new AbortController();
 const channel = parentPort
   ? {
       onJob: (f: (m: Message) => void) => parentPort?.on("message", f),
@@ -46,6 +48,7 @@ const channel = parentPort
 if (!parentPort) process.on("disconnect", () => process.exit(0));
 
 channel.onJob(async (msg) => {
+  if ("stop" in msg) return void stop.abort();
   try {
     const { job } = msg;
     const refKey = JSON.stringify(job.taskRef);
@@ -62,6 +65,7 @@ channel.onJob(async (msg) => {
         overridePlausibility: job.overridePlausibility,
         maxMemory: job.maxMemory,
         validator,
+        signal: stop.signal,
       },
       { inputCache, knownManifests: new Map(job.knownManifests ?? []), start: job.start },
     );

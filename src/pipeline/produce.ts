@@ -104,7 +104,7 @@ export async function produce(
     pins: plan.pins,
     params: plan.params,
     memo: <T>(name: string, request: unknown, call: () => Promise<T>) =>
-      memoized(store, task.name, name, request, call),
+      memoized(store, task.name, name, request, call, { signal: opts.signal }),
     input: async (name: string) => {
       const input = plan.inputs[name];
       if (!input)

@@ -67,6 +67,8 @@ export interface RefreshOptions {
   /** Promote even when plausibility objects; recorded in the manifest entry. */
   overridePlausibility?: boolean;
   runId?: string;
+  /** A stop request (SIGINT/SIGTERM): ends waits on other runs (a memo claim), never a write in progress. */
+  signal?: AbortSignal;
 }
 
 /** What a backfill shares between the partitions of one run: internals, never part of the public options. */

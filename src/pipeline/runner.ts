@@ -67,6 +67,7 @@ function inlineRunner({ opts, artifactIndex, proven }: RunnerContext): Partition
           encodeThreads,
           maxMemory: opts.maxMemory,
           overridePlausibility: opts.overridePlausibility,
+          signal: opts.signal,
         },
         { inputCache, artifactIndex, proven, knownManifests: known },
       ),
@@ -90,6 +91,7 @@ function poolRunner({ opts, artifactIndex, proven, runId, concurrency, total }: 
   };
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   let pool: WorkerPool<{ job: PartitionJob }, { result: RefreshResult }> | undefined;
+  let stopWired = false;
   return {
     async refresh(partition, known) {
       const quick = await quickCheck(
@@ -103,6 +105,13 @@ function poolRunner({ opts, artifactIndex, proven, runId, concurrency, total }: 
         Math.ceil(concurrency / workers),
         opts.workerProcesses ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {},
       );
+      // A stop request reaches the partitions in flight on the workers too (they end waits, never writes).
+      if (opts.signal && !stopWired) {
+        stopWired = true;
+        const stop = () => pool?.broadcast({ stop: true });
+        if (opts.signal.aborted) stop();
+        else opts.signal.addEventListener("abort", stop, { once: true });
+      }
       try {
         return (await pool.run({ job: { ...base, partition, knownManifests: [...known], start: quick.start } })).result;
       } catch (error) {
