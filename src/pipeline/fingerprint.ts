@@ -18,7 +18,11 @@ export function canonicalJson(value: unknown, at = "$"): string {
     if (Number.isNaN(value.getTime())) throw new TypeError(`cannot fingerprint an invalid Date at ${at}`);
     return JSON.stringify(value.toISOString());
   }
-  if (value instanceof Set) return `[${[...value].map((v) => canonicalJson(v, `${at}{}`)).sort(byCodeUnit).join(",")}]`;
+  if (value instanceof Set)
+    return `[${[...value]
+      .map((v) => canonicalJson(v, `${at}{}`))
+      .sort(byCodeUnit)
+      .join(",")}]`;
   if (value instanceof Map)
     return `[${[...value]
       .map(([k, v]) => `[${canonicalJson(k, `${at}<key>`)},${canonicalJson(v, `${at}<value>`)}]`)

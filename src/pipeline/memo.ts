@@ -42,7 +42,13 @@ export function memoKey(task: string, name: string, request: unknown): string {
 }
 
 /** A stored memo object, or a MemoError that names it and says what to do: never a bare JSON.parse failure. */
-function decode<T extends object>(store: ObjectStore, key: string, bytes: Uint8Array, what: string, fields: string[]): T {
+function decode<T extends object>(
+  store: ObjectStore,
+  key: string,
+  bytes: Uint8Array,
+  what: string,
+  fields: string[],
+): T {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(bytes));
@@ -122,9 +128,7 @@ export async function memoized<T>(
 /** Waits between looks at another run's claim; a stop request (SIGTERM) ends the wait with nothing written. */
 async function pause(ms: number, signal: AbortSignal | undefined, claim: string): Promise<void> {
   const stopped = () =>
-    new MemoError(
-      `stopped while waiting for another run's call (${claim}); nothing was written, a re-run continues`,
-    );
+    new MemoError(`stopped while waiting for another run's call (${claim}); nothing was written, a re-run continues`);
   if (signal?.aborted) throw stopped();
   await new Promise<void>((resolve, reject) => {
     const done = () => {
