@@ -1,12 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { parseBbox } from "../geo/bbox.js";
+import { parseInstant } from "../pipeline/calendar.js";
 import { decodeWkb } from "../geo/wkb.js";
 import { readGeoParquet } from "../geoparquet/read.js";
 import { openDataset } from "../pipeline/reader.js";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../pipeline/reader.js";
-import { CONFIG_HELP, openConfig, UsageError } from "./context.js";
+import { CONFIG_HELP, openConfig, unknownDataset, UsageError } from "./context.js";
+import { manifestPrefix, NAME } from "../manifest/layout.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { err, out, printJson, reportError } from "./output.js";
@@ -30,9 +32,12 @@ function viewOf(ds: Dataset, opts: Opts): Promise<DatasetView> {
   if (opts.snapshot && opts.asOf) throw new UsageError("give --snapshot or --as-of, not both");
   if (opts.snapshot) return ds.snapshot(opts.snapshot);
   if (opts.asOf) {
-    if (Number.isNaN(Date.parse(opts.asOf)))
-      throw new UsageError(`--as-of ${opts.asOf}: give an ISO 8601 time, e.g. 2026-11-24T18:00:00Z`);
-    return ds.asOf(new Date(opts.asOf));
+    const at = parseInstant(opts.asOf);
+    if (!at)
+      throw new UsageError(
+        `--as-of ${JSON.stringify(opts.asOf)}: give an ISO 8601 instant with its offset, e.g. 2026-11-24T18:00:00Z or 2026-11-24T19:00:00+01:00 (a real calendar day and time)`,
+      );
+    return ds.asOf(at);
   }
   return ds.current();
 }
@@ -82,6 +87,14 @@ async function withDataset(
     const config = await openConfig(opts);
     const ds = openDataset(config.store, name);
     try {
+      // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
+      // config does not name may still be read when the store holds it (an analyst's own config).
+      const stored = NAME.test(name) && (await hasManifests(ds));
+      if (!Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
+      if (!stored)
+        err(
+          `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
+        );
       await body(ds);
     } finally {
       await ds.store.close();
@@ -89,6 +102,11 @@ async function withDataset(
   } catch (error) {
     process.exitCode = reportError(error, Boolean(opts.json));
   }
+}
+
+async function hasManifests(ds: Dataset): Promise<boolean> {
+  for await (const entry of ds.store.list(manifestPrefix(ds.name))) return entry !== undefined;
+  return false;
 }
 
 /** Manifests that could not be read are named on stderr after the rest of the answer; the command then exits 1. */

@@ -4,6 +4,7 @@ import type { Config } from "../pipeline/config.js";
 import { BUILTINS } from "../tasks/index.js";
 import { GeorefreshError } from "../errors.js";
 import { parseBytes } from "../pipeline/memory-budget.js";
+import { nameShown } from "../manifest/layout.js";
 
 export interface CommonOptions {
   config: string;
@@ -41,10 +42,13 @@ export async function openConfig(opts: CommonOptions): Promise<Config> {
 }
 
 export function datasetOf(config: Config, name: string) {
-  const ds = config.datasets[name];
-  if (!ds)
-    throw new UsageError(
-      `no dataset '${name}' in ${config.path} (datasets: ${Object.keys(config.datasets).join(", ")})`,
-    );
+  const ds = Object.hasOwn(config.datasets, name) ? config.datasets[name] : undefined;
+  if (!ds) throw unknownDataset(config, name);
   return ds;
+}
+
+export function unknownDataset(config: Config, name: string): UsageError {
+  return new UsageError(
+    `no dataset ${nameShown(name)} in ${config.path} (datasets: ${Object.keys(config.datasets).join(", ") || "none"}); check the name`,
+  );
 }

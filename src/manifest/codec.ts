@@ -12,9 +12,29 @@ export class ManifestError extends GeorefreshError {}
 const schema = JSON.parse(readFileSync(new URL("../../manifest.schema.json", import.meta.url), "utf8")) as object;
 const validate = new Ajv2020({ strict: true, allErrors: true }).compile<Manifest>(schema);
 
+/** An instant the schema's pattern admits that names no real time (2026-02-30T…, 25:00): where it stands. */
+function unrealInstant(m: Manifest): string | undefined {
+  const real = (t: string) => {
+    const d = new Date(t);
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 19) === t.slice(0, 19);
+  };
+  const entries = [
+    ...(m.current ? [["/current", m.current] as const] : []),
+    ...m.history.map((e, i) => [`/history/${i}`, e] as const),
+  ];
+  for (const [at, e] of entries)
+    if (!real(e.promoted_at)) return `${at}/promoted_at ${JSON.stringify(e.promoted_at)} is no real time`;
+  if (m.retired?.at !== undefined && !real(m.retired.at))
+    return `/retired/at ${JSON.stringify(m.retired.at)} is no real time`;
+  return undefined;
+}
+
 function check(doc: unknown, where: string): Manifest {
-  if (!validate(doc)) {
-    const why = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
+  const valid = validate(doc);
+  if (!valid || unrealInstant(doc)) {
+    const why = valid
+      ? (unrealInstant(doc) as string)
+      : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
     throw new ManifestError(
       `${where} is not a valid manifest (manifest.schema.json): ${why}. It was left untouched; fix or remove it by hand`,
     );

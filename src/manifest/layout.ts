@@ -12,8 +12,21 @@ export interface Partition {
   date: string;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/**
+ * The one limit on every name that becomes a key segment (datasets, regions, tasks, memo calls): 1–100 of
+ * letters, digits, '_', '.', '-', starting with a letter or digit. 100 keeps the longest derived segment (a STAC
+ * Item file, `<dataset>-<region>-<date>.json`) inside the 255 bytes a filesystem allows.
+ */
+export const NAME_MAX = 100;
+export const NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${NAME_MAX - 1}}$`);
+export const NAME_RULE = `1–${NAME_MAX} letters, digits, '_', '.', '-' (starting with a letter or digit); no '/', '..' or control characters`;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A name for a message: quoted, and cut when it is long (a 10,000-character name need not be printed whole). */
+export const nameShown = (name: unknown) => {
+  const text = JSON.stringify(name) ?? String(name);
+  return text.length > NAME_MAX + 20 ? `${text.slice(0, NAME_MAX)}…" (${String(name).length} characters)` : text;
+};
 
 export class PartitionNameError extends GeorefreshError {}
 
@@ -24,9 +37,7 @@ export function checkPartition(p: Partition): Partition {
     ["region", p.region],
   ] as const) {
     if (!NAME.test(value)) {
-      throw new PartitionNameError(
-        `${what} name ${JSON.stringify(value)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (starting with a letter or digit); no '/', '..' or control characters`,
-      );
+      throw new PartitionNameError(`${what} name ${nameShown(value)} is not allowed: use ${NAME_RULE}`);
     }
   }
   if (

@@ -38,3 +38,30 @@ export function logicalDates(from: string, to: string, cadence: "daily" | "month
   }
   return out;
 }
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/i;
+
+/**
+ * An ISO 8601 / RFC 3339 instant with its offset ("2026-11-24T18:00:00Z", "…+01:00"), read strictly: every
+ * field in range (2026-02-30 is no day, never 2 March), the offset required (a time without one means a different
+ * instant on every machine). Undefined when the text is not one; `Date.parse`'s guesses (RFC 1123, "0") are not.
+ */
+export function parseInstant(text: string): Date | undefined {
+  const m = INSTANT.exec(text);
+  if (!m) return undefined;
+  const [, mo, d, h, mi, s] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [sign, oh, om] = [m[9], Number(m[10] ?? 0), Number(m[11] ?? 0)];
+  if (!isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59) return undefined;
+  const ms = Math.floor(Number(m[7] ?? 0) * 1000);
+  const offset = (sign === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const utc = Date.parse(`${m[1]}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(s)}.${String(ms).padStart(3, "0")}Z`);
+  return new Date(utc - offset);
+}

@@ -9,6 +9,9 @@ import type { TaskDefinition } from "./task.js";
 import { loadTask } from "./task-ref.js";
 import type { TaskRef } from "./task-ref.js";
 import { GeorefreshError } from "../errors.js";
+import parseSpdx from "spdx-expression-parse";
+import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
+import { upstreamsOf } from "./dataset-input.js";
 
 /**
  * georefresh.config.json:
@@ -72,13 +75,11 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
     doc.versions === undefined
       ? {}
       : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
-  const datasets: Config["datasets"] = {};
+  // No prototype: a dataset asked for as "constructor" or "toString" is simply not there.
+  const datasets: Config["datasets"] = Object.create(null) as Config["datasets"];
   for (const name of Object.keys(doc.datasets as object)) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(name)) {
-      throw new ConfigError(
-        `${full}: dataset name ${JSON.stringify(name)} is not allowed: use 1–128 letters, digits, '_', '.', '-' (no '/', '..' or control characters)`,
-      );
-    }
+    if (!NAME.test(name))
+      throw new ConfigError(`${full}: dataset name ${nameShown(name)} is not allowed: use ${NAME_RULE}`);
   }
   for (const [name, raw] of Object.entries(
     doc.datasets as Record<
@@ -95,11 +96,11 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
   )) {
     let ref: TaskRef;
     if (raw.task) {
-      if (!builtins.tasks[raw.task])
+      if (typeof raw.task !== "string" || !Object.hasOwn(builtins.tasks, raw.task))
         throw new ConfigError(
           `${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`,
         );
-      ref = { module: builtins.module, export: builtins.export, key: raw.task };
+      ref = { module: builtins.module, export: builtins.export, key: raw.task as string };
     } else if (raw.module) {
       ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };
     } else throw new ConfigError(`${full}: dataset '${name}' needs "task" (built in) or "module" (your own)`);
@@ -123,6 +124,7 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
       catalog: catalogOf(raw.catalog, `${full}: dataset '${name}'`),
     };
   }
+  checkDatasets(datasets, versions, full, doc.versions === undefined ? undefined : resolve(base, String(doc.versions)));
   const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
   return { path: full, store: storeUrl, versions, datasets };
 }
@@ -135,7 +137,73 @@ function catalogOf(raw: unknown, where: string): CatalogConfig {
     if (!["license", "title", "description"].includes(k))
       throw new ConfigError(`${where}: "catalog" has an unknown field "${k}" (license, title, description)`);
     if (typeof v !== "string" || !v) throw new ConfigError(`${where}: "catalog.${k}" must be a non-empty string`);
+    if (k === "license" && !isLicense(v))
+      throw new ConfigError(
+        `${where}: "catalog.license" ${JSON.stringify(v)} is not an SPDX license id or expression (e.g. "CC-BY-4.0", "ODbL-1.0", "MIT OR Apache-2.0"), nor "other"; STAC requires one (https://spdx.org/licenses/)`,
+      );
     out[k as keyof CatalogConfig] = v;
   }
   return out;
+}
+
+/** STAC 1.1: an SPDX license identifier or expression, or "other". */
+function isLicense(text: string): boolean {
+  if (text === "other") return true;
+  try {
+    parseSpdx(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What would otherwise fail every partition of a backfill, one by one and with an exit code engines retry: a pin
+ * the versions file lacks, an upstream dataset the config does not name, and datasets that read each other's
+ * partitions in a cycle (each would wait for the other forever, exit 75 on every try).
+ */
+function checkDatasets(
+  datasets: Config["datasets"],
+  versions: VersionsFile,
+  where: string,
+  versionsPath: string | undefined,
+): void {
+  const sameDateUpstreams = new Map<string, string[]>();
+  for (const [name, { task }] of Object.entries(datasets)) {
+    const missing = (task.pins ?? []).filter((pin) => !Object.hasOwn(versions, pin));
+    if (missing.length)
+      throw new ConfigError(
+        `${where}: dataset '${name}' (task ${task.name}) needs pin${missing.length > 1 ? "s" : ""} ${missing.map((p) => `'${p}'`).join(", ")}, which ${versionsPath ? `the versions file ${versionsPath} does not have` : 'need a versions file ("versions": "./versions.json")'}: add each with its [{ "from": "YYYY-MM-DD", "value": "…" }] history`,
+      );
+    const badRegion = Array.isArray(task.regions) ? task.regions.find((r) => !NAME.test(r)) : undefined;
+    if (badRegion !== undefined)
+      throw new ConfigError(
+        `${where}: dataset '${name}' (task ${task.name}) has a region named ${nameShown(badRegion)}, which is not allowed: use ${NAME_RULE}`,
+      );
+    const upstreams = upstreamsOf(task, name);
+    for (const u of upstreams)
+      if (!Object.hasOwn(datasets, u.dataset))
+        throw new ConfigError(
+          `${where}: dataset '${name}' reads dataset:${u.dataset}, which this config does not name (datasets: ${Object.keys(datasets).join(", ")}); add it, or fix the input's name`,
+        );
+    sameDateUpstreams.set(
+      name,
+      upstreams.filter((u) => u.samePartition).map((u) => u.dataset),
+    );
+  }
+  // A dataset reading its own partition, or a ring of datasets each reading the next's same partition.
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string, path: string[]): void => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "visiting") {
+      const ring = [...path.slice(path.indexOf(name)), name];
+      throw new ConfigError(
+        `${where}: datasets read each other's partitions in a cycle (${ring.join(" → ")}): none of them could ever run. Remove one of these dataset: inputs`,
+      );
+    }
+    state.set(name, "visiting");
+    for (const next of sameDateUpstreams.get(name) ?? []) visit(next, [...path, name]);
+    state.set(name, "done");
+  };
+  for (const name of [...sameDateUpstreams.keys()].sort()) visit(name, []);
 }

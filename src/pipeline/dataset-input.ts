@@ -18,6 +18,33 @@ export class UpstreamMissingError extends GeorefreshError {}
 
 export const isDatasetInput = (uri: string) => uri.startsWith("dataset:");
 
+/**
+ * The upstream datasets a task reads, as its inputs name them for a sample partition of `dataset`; samePartition
+ * when the input names no other region or date (so reading it waits for that dataset's same partition). Empty
+ * when the task's inputs cannot be asked without a real partition (the run then checks them itself).
+ */
+export function upstreamsOf(
+  task: { inputs(p: Partition): Record<string, string>; regions: unknown },
+  dataset: string,
+): { dataset: string; samePartition: boolean }[] {
+  const region = Array.isArray(task.regions) && typeof task.regions[0] === "string" ? task.regions[0] : "sample";
+  let inputs: Record<string, string>;
+  try {
+    inputs = task.inputs({ dataset, region, date: "2000-01-01" });
+  } catch {
+    return [];
+  }
+  const out: { dataset: string; samePartition: boolean }[] = [];
+  for (const uri of Object.values(inputs ?? {})) {
+    if (typeof uri !== "string" || !isDatasetInput(uri)) continue;
+    const m = /^dataset:([^?]*)(?:\?(.*))?$/.exec(uri);
+    if (!m) continue;
+    const query = new URLSearchParams(m[2] ?? "");
+    out.push({ dataset: m[1] as string, samePartition: !query.has("region") && !query.has("date") });
+  }
+  return out;
+}
+
 /** `dataset:<name>` made explicit for a partition: `dataset:<name>?region=R&date=D` (the form manifests record). */
 export function concreteDatasetInput(uri: string, partition: Partition): string {
   const upstream = parseDatasetInput(uri, partition);

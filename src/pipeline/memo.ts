@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../store/errors.js";
 import { getIfPresent } from "../store/get-if-present.js";
+import { NAME, NAME_RULE } from "../manifest/layout.js";
 import type { ObjectStore } from "../store/types.js";
 import { canonicalJson } from "./fingerprint.js";
 import { GeorefreshError } from "../errors.js";
@@ -13,7 +14,6 @@ import { GeorefreshError } from "../errors.js";
  * service answer twice. Responses live under memo/ (gc: `--memo` removes old ones, which only costs a call).
  */
 export const MEMO_PREFIX = "memo/";
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** A claim lapses this long after its holder stopped renewing it (a crashed run): its re-run waits that long. */
 const leaseMs = () => Number(process.env.GEOREFRESH_MEMO_LEASE_MS) || 30_000;
 
@@ -27,8 +27,7 @@ export interface MemoOptions {
 }
 
 export function memoKey(task: string, name: string, request: unknown): string {
-  if (!NAME.test(name))
-    throw new MemoError(`memo name ${JSON.stringify(name)} is not allowed: use letters, digits, '_', '.', '-'`);
+  if (!NAME.test(name)) throw new MemoError(`memo name ${JSON.stringify(name)} is not allowed: use ${NAME_RULE}`);
   let canonical: string;
   try {
     canonical = canonicalJson(request);

@@ -41,7 +41,7 @@ export function checkVersionsFile(doc: unknown, where: string): VersionsFile {
 export function resolvePins(versions: VersionsFile, names: readonly string[], date: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of [...names].sort()) {
-    const entries = versions[name];
+    const entries = Object.hasOwn(versions, name) ? versions[name] : undefined;
     if (!entries)
       throw new PinError(`pin '${name}' is not in the versions file; add it with its { from, value } history`);
     const current = entries.filter((e) => e.from <= date).sort((a, b) => (a.from < b.from ? 1 : -1))[0];

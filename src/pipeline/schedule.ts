@@ -1,10 +1,16 @@
 import { GeorefreshError } from "../errors.js";
+import { parseInstant } from "./calendar.js";
 /**
  * The logical date of a scheduled run comes from the scheduler's own record of when the run was due, never from
  * the wall clock, so a run that starts late, is retried the next morning, or fires twice still refreshes the
  * same dates (docs/scale-out.md, "Nightly runs").
  */
 export class ScheduleError extends GeorefreshError {}
+
+const inRange = (at: Date) => at.getTime() >= 0 && at.getUTCFullYear() <= 9999;
+/** An environment value in a message: quoted, and cut when long. */
+const shown = (text: string) =>
+  text.length > 80 ? `${JSON.stringify(text.slice(0, 80))}… (${text.length} characters)` : JSON.stringify(text);
 
 /**
  * When the scheduler meant this run to start:
@@ -17,25 +23,22 @@ export class ScheduleError extends GeorefreshError {}
 export function scheduledInstant(env: Record<string, string | undefined>): Date {
   const given = env.GEOREFRESH_SCHEDULED_TIME;
   if (given) {
-    const at = /^\d+$/.test(given)
-      ? new Date(Number(given) * 1000)
-      : /(Z|[+-]\d{2}:?\d{2})$/i.test(given)
-        ? new Date(given)
-        : new Date(Number.NaN);
-    if (Number.isNaN(at.getTime()))
+    const at = /^\d{1,12}$/.test(given) ? new Date(Number(given) * 1000) : parseInstant(given);
+    if (!at || !inRange(at))
       throw new ScheduleError(
-        `GEOREFRESH_SCHEDULED_TIME=${JSON.stringify(given)} is not an ISO 8601 instant with an offset (2026-12-01T02:00:00Z) or epoch seconds`,
+        `GEOREFRESH_SCHEDULED_TIME=${shown(given)} is not an ISO 8601 instant with an offset (2026-12-01T02:00:00Z) or epoch seconds, between the years 1970 and 9999: fix the variable your scheduler sets`,
       );
     return at;
   }
   const job = env.GEOREFRESH_JOB_NAME;
   if (job) {
     const minutes = /-(\d{7,})$/.exec(job)?.[1];
-    if (!minutes)
+    const at = minutes && minutes.length <= 12 ? new Date(Number(minutes) * 60_000) : undefined;
+    if (!at || !inRange(at))
       throw new ScheduleError(
-        `GEOREFRESH_JOB_NAME=${JSON.stringify(job)} does not end in a CronJob's scheduled minute (<cronjob>-<minutes since the epoch>); a Job started by hand has none: pass --to DATE`,
+        `GEOREFRESH_JOB_NAME=${shown(job)} does not end in a CronJob's scheduled minute (<cronjob>-<minutes since the epoch>, a time between 1970 and 9999); a Job started by hand has none: pass --to DATE`,
       );
-    return new Date(Number(minutes) * 60_000);
+    return at;
   }
   throw new ScheduleError(
     "--to scheduled found no scheduled time: set GEOREFRESH_SCHEDULED_TIME, or GEOREFRESH_JOB_NAME from the pod's batch.kubernetes.io/job-name label (Kubernetes CronJob), or pass --to DATE",
@@ -47,6 +50,7 @@ export function scheduledInstant(env: Record<string, string | undefined>): Date 
  * earlier. A nightly run due at 02:00 on 2 December with lag 1 refreshes 1 December, however late it starts.
  */
 export function logicalDateAt(instant: Date, timeZone: string, lagDays: number): string {
+  if (Number.isNaN(instant.getTime())) throw new ScheduleError("the scheduled time is not a valid instant");
   let parts: Intl.DateTimeFormatPart[];
   try {
     parts = new Intl.DateTimeFormat("en-CA", {

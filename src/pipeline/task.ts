@@ -2,6 +2,7 @@ import type { ColumnSpec } from "../geoparquet/features.js";
 import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import type { Partition } from "../manifest/layout.js";
 import type { ComputeOutput } from "./compute-output.js";
+import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 
 // The partition is named by the key layout (manifest layer); tasks see it from here as before.
 export type { Partition };
@@ -68,8 +69,7 @@ export interface PlausibilityRules {
 /** Declares a task; checks the parts that would otherwise fail late, in the middle of a backfill. */
 export function defineTask(task: TaskDefinition): TaskDefinition {
   const problems: string[] = [];
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(task.name))
-    problems.push(`name ${JSON.stringify(task.name)} must be letters, digits, '_', '.', '-'`);
+  if (!NAME.test(task.name)) problems.push(`name ${nameShown(task.name)} must be ${NAME_RULE}`);
   if (!task.version) problems.push("version is required (it is part of every artifact key)");
   if (task.cadence !== "daily" && task.cadence !== "monthly") problems.push(`cadence must be "daily" or "monthly"`);
   if (typeof task.compute !== "function") problems.push("compute must be a function");
