@@ -54,7 +54,8 @@ describe("dataset:<name> inputs", () => {
       JSON.stringify({
         store: join(dir, "store"),
         versions: "./versions.json",
-        datasets: { "county-points": { task: "county-points" } },
+        // The upstream must be named too: a config reading a dataset it does not name is refused at load.
+        datasets: { "county-points": { task: "county-points" }, "us-counties": { task: "us-counties" } },
       }),
     );
     const cli = await runCli([
