@@ -5,6 +5,8 @@ import { BUILTINS } from "../tasks/index.js";
 import { GeorefreshError } from "../errors.js";
 import { parseBytes } from "../pipeline/memory-budget.js";
 import { nameShown } from "../manifest/layout.js";
+import { allowListOf } from "../pipeline/address-policy.js";
+import { inputCap } from "../pipeline/input-copy.js";
 
 export interface CommonOptions {
   config: string;
@@ -38,7 +40,28 @@ export function byteSize(what: string): (text: string) => number {
 }
 
 export async function openConfig(opts: CommonOptions): Promise<Config> {
-  return loadConfig(opts.config, BUILTINS, opts.store);
+  const config = await loadConfig(opts.config, BUILTINS, opts.store);
+  applyInputSettings(config);
+  return config;
+}
+
+/**
+ * The config's input settings reach every partition, on this thread, worker threads and worker processes alike,
+ * through the environment they inherit: allowed hosts add to GEOREFRESH_ALLOW_HOSTS; a GEOREFRESH_MAX_INPUT_BYTES
+ * already set wins over the config's maxBytes. Both are checked here, before anything runs.
+ */
+function applyInputSettings(config: Config): void {
+  const env = process.env;
+  if (config.inputs.allowHosts.length)
+    env.GEOREFRESH_ALLOW_HOSTS = [env.GEOREFRESH_ALLOW_HOSTS, ...config.inputs.allowHosts].filter(Boolean).join(",");
+  if (config.inputs.maxBytes !== undefined && !env.GEOREFRESH_MAX_INPUT_BYTES)
+    env.GEOREFRESH_MAX_INPUT_BYTES = String(config.inputs.maxBytes);
+  try {
+    allowListOf();
+    inputCap();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 export function datasetOf(config: Config, name: string) {

@@ -12,13 +12,16 @@ import { GeorefreshError } from "../errors.js";
 import parseSpdx from "spdx-expression-parse";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 import { upstreamsOf } from "./dataset-input.js";
+import { AllowList } from "./address-policy.js";
+import { parseBytes } from "./memory-budget.js";
 
 /**
  * georefresh.config.json:
  * { "store": "./data", "versions": "./versions.json",
  *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…},
  *                 "catalog": { "license": "CC-BY-4.0", "title": "…", "description": "…" },
- *                 "format": "geoparquet-1.1" | "geoparquet-2.0" } } }
+ *                 "format": "geoparquet-1.1" | "geoparquet-2.0" } },
+ *   "inputs": { "allowHosts": ["mirror.internal", "10.0.0.0/8"], "maxBytes": "8GiB" } }
  */
 export interface Config {
   path: string;
@@ -28,6 +31,8 @@ export interface Config {
     string,
     { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown>; catalog: CatalogConfig }
   >;
+  /** Where HTTP inputs may connect beyond the defaults, and the cap on one input's bytes (docs/inputs.md). */
+  inputs: { allowHosts: string[]; maxBytes?: number };
 }
 
 /** What the STAC Collection says of a dataset (docs/stac.md); license defaults to "other". */
@@ -65,7 +70,12 @@ export interface Builtins {
 export async function loadConfig(path: string, builtins: Builtins, storeOverride?: string): Promise<Config> {
   const full = resolve(path);
   const base = dirname(full);
-  const doc = (await readJson(full, "config")) as { store?: unknown; versions?: unknown; datasets?: unknown };
+  const doc = (await readJson(full, "config")) as {
+    store?: unknown;
+    versions?: unknown;
+    datasets?: unknown;
+    inputs?: unknown;
+  };
   if (typeof doc.datasets !== "object" || doc.datasets === null)
     throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
   const store = storeOverride ?? (typeof doc.store === "string" ? doc.store : undefined);
@@ -126,7 +136,7 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
   }
   checkDatasets(datasets, versions, full, doc.versions === undefined ? undefined : resolve(base, String(doc.versions)));
   const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
-  return { path: full, store: storeUrl, versions, datasets };
+  return { path: full, store: storeUrl, versions, datasets, inputs: inputsOf(doc.inputs, full) };
 }
 
 function catalogOf(raw: unknown, where: string): CatalogConfig {
@@ -206,4 +216,35 @@ function checkDatasets(
     state.set(name, "done");
   };
   for (const name of [...sameDateUpstreams.keys()].sort()) visit(name, []);
+}
+
+function inputsOf(raw: unknown, where: string): Config["inputs"] {
+  if (raw === undefined) return { allowHosts: [] };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new ConfigError(`${where}: "inputs" must be an object ({ "allowHosts": [...], "maxBytes": "8GiB" })`);
+  const out: Config["inputs"] = { allowHosts: [] };
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === "allowHosts") {
+      if (!Array.isArray(v) || v.some((h) => typeof h !== "string"))
+        throw new ConfigError(
+          `${where}: "inputs.allowHosts" must be a list of host names, *.suffixes, addresses or CIDR ranges`,
+        );
+      try {
+        new AllowList(v as string[], `${where}: "inputs.allowHosts"`);
+      } catch (error) {
+        throw new ConfigError((error as Error).message);
+      }
+      out.allowHosts = v as string[];
+    } else if (k === "maxBytes") {
+      try {
+        out.maxBytes =
+          typeof v === "number" && Number.isSafeInteger(v) && v > 0
+            ? v
+            : parseBytes(String(v), `${where}: "inputs.maxBytes"`);
+      } catch (error) {
+        throw new ConfigError((error as Error).message);
+      }
+    } else throw new ConfigError(`${where}: "inputs" has an unknown field "${k}" (allowHosts, maxBytes)`);
+  }
+  return out;
 }

@@ -6,6 +6,7 @@ import type { ObjectStore } from "../store/types.js";
 import type { ResolvedInput } from "./identity.js";
 import { InputIdentityError } from "./identity-error.js";
 import { GeorefreshError } from "../errors.js";
+import { copyToFile } from "./input-copy.js";
 
 /**
  * An upstream dataset as an input: `dataset:<name>` is that dataset's partition for the run's own region and
@@ -83,16 +84,19 @@ export async function resolveDatasetInput(uri: string, store: ObjectStore): Prom
     );
   }
   const identity = `sha256:${current.sha256}`;
+  const read = async () => {
+    const bytes = (await store.get(current.artifact)).body;
+    if (`sha256:${sha256Hex(bytes)}` !== identity)
+      throw new InputIdentityError(
+        `input ${uri}: ${store.locate(current.artifact)} does not hold the bytes its manifest names (${identity}); the store was altered`,
+      );
+    return bytes;
+  };
+  let copy: Promise<string> | undefined;
   return {
     uri,
     identity,
-    async read() {
-      const bytes = (await store.get(current.artifact)).body;
-      if (`sha256:${sha256Hex(bytes)}` !== identity)
-        throw new InputIdentityError(
-          `input ${uri}: ${store.locate(current.artifact)} does not hold the bytes its manifest names (${identity}); the store was altered`,
-        );
-      return bytes;
-    },
+    read,
+    path: () => (copy ??= read().then(async (bytes) => (await copyToFile([bytes], uri, Infinity)).path)),
   };
 }

@@ -3,6 +3,7 @@ import { ArtifactIndex } from "./artifact-index.js";
 import type { BackfillOptions } from "./backfill.js";
 import { plannedPartitions } from "./plan.js";
 import type { ResolvedInput } from "./identity.js";
+import { redact } from "../store/secrets.js";
 import { artifactExists, planRun } from "./refresh.js";
 import type { RefreshOptions, RunContext } from "./refresh.js";
 import type { Partition } from "./task.js";
@@ -60,8 +61,11 @@ export async function planPartition(opts: RefreshOptions, run: RunContext = {}):
       }
       for (const name of new Set([...Object.keys(current.inputs), ...Object.keys(p.inputs)])) {
         const was = current.inputs[name]?.identity;
-        const now = (p.inputs[name] as ResolvedInput | undefined)?.identity;
+        const input = p.inputs[name] as ResolvedInput | undefined;
+        const now = input?.identity;
         if (was !== now) reasons.push(`input ${name} ${was ? short(was) : "(none)"} → ${now ? short(now) : "(none)"}`);
+        else if (input?.location !== undefined && current.inputs[name]?.uri !== redact(input.uri))
+          reasons.push(`input ${name} moved: ${current.inputs[name]?.uri} → ${redact(input.uri)}`);
       }
       if (reasons.length === 0) reasons.push("parameters or the writer changed");
     }

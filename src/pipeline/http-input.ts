@@ -1,146 +1,110 @@
-import { createHash } from "node:crypto";
-import { UnavailableError } from "../store/errors.js";
+import type { IncomingMessage } from "node:http";
+import { redact } from "../store/secrets.js";
+import type { AllowList } from "./address-policy.js";
+import { requestInput } from "./http-fetch.js";
+import type { OpenResponse } from "./http-fetch.js";
 import type { ResolvedInput } from "./identity.js";
 import { InputIdentityError } from "./identity-error.js";
+import { copyToFile, inputCap, readCopy, tooLarge } from "./input-copy.js";
+import type { LocalCopy } from "./input-copy.js";
 
 /**
  * HTTP(S) inputs (Census TIGER, Natural Earth…). The identity is what the server vouches for, in this order: a
  * strong ETag; else Last-Modified with Content-Length; else the sha256 of the body. The prefix records which.
- * Reading checks it again, so a file replaced mid-run fails the run instead of mixing two versions; the body is
- * downloaded at most once per run however many partitions read it (the run caches the resolved input).
+ * A validator means something only at its URL, so such an identity is located: the key also takes the canonical
+ * URL (location), and two files with equal validators at two URLs are two inputs. The body is streamed to the
+ * run's local copy, at most once per run however many partitions and workers read it, and checked again, so a
+ * file replaced mid-run fails the run instead of mixing two versions.
  */
-export interface HttpInputLimits {
-  /** Per request, connect to last byte. */
-  timeoutMs: number;
-  /** Attempts per request on a network error, a timeout, 429 or 5xx. */
-  attempts: number;
-  maxRedirects: number;
-}
-
-const LIMITS: HttpInputLimits = { timeoutMs: 60_000, attempts: 4, maxRedirects: 5 };
-
-function limits(): HttpInputLimits {
-  const n = (name: string, fallback: number) => {
-    const v = Number(process.env[name]);
-    return Number.isSafeInteger(v) && v > 0 ? v : fallback;
-  };
-  return {
-    timeoutMs: n("GEOREFRESH_HTTP_TIMEOUT_MS", LIMITS.timeoutMs),
-    attempts: n("GEOREFRESH_HTTP_ATTEMPTS", LIMITS.attempts),
-    maxRedirects: LIMITS.maxRedirects,
-  };
-}
-
-const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
-
-/** One request, following redirects within limits and retrying transient failures with backoff. */
-async function request(
-  uri: string,
-  method: "HEAD" | "GET",
-  lim: HttpInputLimits,
-): Promise<{ response: Response; body: Uint8Array }> {
-  let last = "";
-  for (let attempt = 1; attempt <= lim.attempts; attempt++) {
-    if (attempt > 1) await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 2)));
-    try {
-      let url = uri;
-      for (let hop = 0; ; hop++) {
-        const response = await fetch(url, { method, redirect: "manual", signal: AbortSignal.timeout(lim.timeoutMs) });
-        if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
-          await response.body?.cancel();
-          if (hop >= lim.maxRedirects)
-            throw new InputIdentityError(`input ${uri}: more than ${lim.maxRedirects} redirects`);
-          url = nextHop(uri, url, response.headers.get("location") as string);
-          continue;
-        }
-        if (retryable(response.status)) {
-          await response.body?.cancel();
-          last = `HTTP ${response.status}`;
-          break;
-        }
-        if (!response.ok) {
-          await response.body?.cancel();
-          throw new InputIdentityError(
-            `input ${uri}: HTTP ${response.status} ${response.statusText}${url === uri ? "" : ` (from ${url})`}`,
-          );
-        }
-        return { response, body: method === "GET" ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array() };
-      }
-    } catch (error) {
-      if (error instanceof InputIdentityError) throw error;
-      const e = error as Error & { cause?: { code?: string } };
-      last = e.name === "TimeoutError" ? `no answer within ${lim.timeoutMs} ms` : (e.cause?.code ?? e.message);
-    }
-  }
-  throw new UnavailableError(
-    `input ${uri} kept failing (${last}, ${lim.attempts} attempts); is the server up? Run again later`,
-  );
-}
-
-/** A redirect's target: absolute, http(s) only, never from https down to http. */
-function nextHop(uri: string, from: string, location: string): string {
-  const next = new URL(location, from);
-  if (next.protocol !== "http:" && next.protocol !== "https:")
-    throw new InputIdentityError(`input ${uri}: redirected to ${next.protocol} URL; only http and https are followed`);
-  if (new URL(from).protocol === "https:" && next.protocol === "http:")
-    throw new InputIdentityError(`input ${uri}: redirected from https to plain http (${next.origin}); refused`);
-  if (next.username || next.password)
-    throw new InputIdentityError(`input ${uri}: redirected to a URL with credentials; refused`);
-  return next.href;
-}
 
 /** What the server vouches for, or undefined when only the bytes can say. */
-function vouched(response: Response): string | undefined {
-  const etag = response.headers.get("etag");
+function vouched(headers: IncomingMessage["headers"]): string | undefined {
+  const etag = headers.etag;
   if (etag && !etag.startsWith("W/")) return `http-etag:${etag}`;
-  const modified = response.headers.get("last-modified");
-  const length = response.headers.get("content-length");
-  if (modified && length) return `http-modified:${new Date(modified).toISOString()};${length}`;
+  const modified = headers["last-modified"];
+  const length = headers["content-length"];
+  const at = modified ? new Date(modified) : undefined;
+  if (at && !Number.isNaN(at.getTime()) && length) return `http-modified:${at.toISOString()};${length}`;
   return undefined;
 }
 
-const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+/** Query parameters that sign or authorise a request: they change per request and say nothing of the file. */
+const SIGNING =
+  /^(x-amz-[a-z-]+|x-goog-[a-z-]+|signature|expires|awsaccesskeyid|googleaccessid|key-pair-id|policy|sig|se|st|sp|sv|sr|spr|ss|srt|skoid|sktid|skt|ske|sks|skv|ses|token|access_token|api_key|apikey)$/i;
 
-export async function resolveHttpInput(uri: string): Promise<ResolvedInput> {
+/** The URL a validator belongs to: normalised by WHATWG URL rules, without fragment, userinfo or signatures. */
+export function canonicalLocation(uri: string): string {
+  const url = new URL(uri);
+  url.hash = "";
+  url.username = "";
+  url.password = "";
+  for (const name of [...url.searchParams.keys()]) if (SIGNING.test(name)) url.searchParams.delete(name);
+  return url.href;
+}
+
+/** A GET's body into the run's local copy, refused early when its declared length is over the cap. */
+async function download(
+  r: OpenResponse,
+  shown: string,
+): Promise<{ headers: IncomingMessage["headers"]; copy: LocalCopy }> {
+  const cap = inputCap();
+  const declared = Number(r.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > cap) throw tooLarge(shown, cap, `the server declares ${declared} bytes`);
+  const copy = await copyToFile(r.body, shown, cap);
+  if (Number.isFinite(declared) && r.headers["content-length"] !== undefined && copy.bytes !== declared)
+    throw new Error(`short body: ${copy.bytes} of ${declared} bytes`);
+  return { headers: r.headers, copy };
+}
+
+export async function resolveHttpInput(uri: string, allow: AllowList): Promise<ResolvedInput> {
   const parsed = new URL(uri);
   if (parsed.username || parsed.password)
     throw new InputIdentityError(
       `input ${parsed.protocol}//…@${parsed.host}${parsed.pathname}: credentials do not belong in an input URL`,
     );
-  const lim = limits();
-  let head = await request(uri, "HEAD", lim).catch((error: unknown) => {
+  const shown = redact(uri);
+  const cap = inputCap();
+  const head = await requestInput(uri, "HEAD", allow, async (r) => {
+    r.body.resume();
+    return r.headers;
+  }).catch((error: unknown) => {
     // Some servers refuse HEAD: identify by a GET instead.
-    if (error instanceof InputIdentityError && /HTTP (405|501)/.test(error.message)) return undefined;
+    if (error instanceof InputIdentityError && /HTTP (405|501)\b/.test(error.message)) return undefined;
     throw error;
   });
-  let identity = head && vouched(head.response);
-  let body: Promise<Uint8Array> | undefined;
+  const declared = Number(head?.["content-length"]);
+  if (Number.isFinite(declared) && declared > cap) throw tooLarge(shown, cap, `the server declares ${declared} bytes`);
+  let identity = head && vouched(head);
+  let copy: Promise<LocalCopy> | undefined;
   if (!identity) {
-    const got = await request(uri, "GET", lim);
-    identity = vouched(got.response) ?? sha256(got.body);
-    if (identity.startsWith("sha256:")) body = Promise.resolve(got.body);
-    head = got;
+    const got = await requestInput(uri, "GET", allow, (r) => download(r, shown));
+    identity = vouched(got.headers) ?? `sha256:${got.copy.sha256}`;
+    copy = Promise.resolve(got.copy);
   }
   const expected = identity;
-  const download = async (): Promise<Uint8Array> => {
-    const got = await request(uri, "GET", lim);
-    const now = expected.startsWith("sha256:") ? sha256(got.body) : vouched(got.response);
+  const fetchCopy = async (): Promise<LocalCopy> => {
+    const got = await requestInput(uri, "GET", allow, (r) => download(r, shown));
+    const now = expected.startsWith("sha256:") ? `sha256:${got.copy.sha256}` : vouched(got.headers);
     if (now !== expected)
       throw new InputIdentityError(
-        `input ${uri} changed during the run (${expected} → ${now ?? "no validator"}); run again`,
+        `input ${shown} changed during the run (${expected} → ${now ?? "no validator"}); run again`,
       );
-    return got.body;
+    return got.copy;
+  };
+  const localCopy = () => {
+    // One download per run: partitions sharing the file share this promise (a failed one is retried by the next).
+    copy ??= fetchCopy().catch((error: unknown) => {
+      copy = undefined;
+      throw error;
+    });
+    return copy;
   };
   return {
     uri,
     identity: expected,
-    read() {
-      // One download per run: partitions sharing the file share this promise (a failed one is retried by the next).
-      body ??= download().catch((error: unknown) => {
-        body = undefined;
-        throw error;
-      });
-      return body;
-    },
+    ...(expected.startsWith("sha256:") ? {} : { location: canonicalLocation(uri) }),
+    localCopy,
+    read: async () => readCopy(await localCopy(), shown),
+    path: async () => (await localCopy()).path,
   };
 }

@@ -5,14 +5,39 @@ import { isObjectUrl, openObject } from "../store/open.js";
 import { isDatasetInput, resolveDatasetInput } from "./dataset-input.js";
 import { resolveHttpInput } from "./http-input.js";
 import { InputIdentityError } from "./identity-error.js";
+import { allowListOf } from "./address-policy.js";
+import { copyToFile, inputCap, readCopy, tooLarge } from "./input-copy.js";
+import type { LocalCopy } from "./input-copy.js";
 import type { ObjectStore } from "../store/types.js";
 
 /** An input as the run sees it: where it is, and what it is (content identity read once at run start). */
 export interface ResolvedInput {
   uri: string;
   identity: string;
+  /**
+   * Where the identity holds, when it is a validator that means something only there (an HTTP ETag, an object's
+   * version): the canonical URL, part of the key beside the identity. Absent for a sha256 of the bytes, which
+   * needs no location (the same bytes at another path are the same input).
+   */
+  location?: string;
+  /** The bytes, as identified (read on demand from the run's verified copy for remote inputs). */
   read(): Promise<Uint8Array>;
+  /** A local file with the verified bytes, for inputs too large to hold in memory. */
+  path(): Promise<string>;
+  /** Remote inputs: the run's verified local copy (downloaded once), to hand to a partition worker. */
+  localCopy?(): Promise<LocalCopy>;
 }
+
+/** A remote input a dispatcher already identified and downloaded: what a worker receives instead of the URL. */
+export interface PreparedInput {
+  identity: string;
+  location?: string;
+  copy: LocalCopy;
+}
+
+/** What the key takes of an input: its identity, and where that identity holds when it is located. */
+export const keyedIdentity = (i: Pick<ResolvedInput, "identity" | "location">) =>
+  i.location === undefined ? i.identity : `${i.identity} at ${i.location}`;
 
 export { InputIdentityError };
 
@@ -36,8 +61,12 @@ function objectOf(uri: string): { store: ObjectStore; key: string } {
  * on S3; a HEAD), a local path or file:// by the sha256 of its bytes. Reading it later
  * checks the identity again, so a file that changed mid-run fails the run instead of mixing two versions.
  */
-export async function resolveInput(uri: string, context: { store?: ObjectStore } = {}): Promise<ResolvedInput> {
-  if (/^https?:\/\//i.test(uri)) return resolveHttpInput(uri);
+export async function resolveInput(
+  uri: string,
+  context: { store?: ObjectStore; allowHosts?: readonly string[]; prepared?: PreparedInput } = {},
+): Promise<ResolvedInput> {
+  if (context.prepared) return preparedInput(uri, context.prepared);
+  if (/^https?:\/\//i.test(uri)) return resolveHttpInput(uri, allowListOf(context.allowHosts));
   if (isDatasetInput(uri)) {
     if (!context.store)
       throw new InputIdentityError(
@@ -55,17 +84,23 @@ export async function resolveInput(uri: string, context: { store?: ObjectStore }
     const { store, key } = object;
     const head = await store.head(key);
     const identity = `etag:${head.version}`;
+    const cap = inputCap();
+    if (head.size > cap) throw tooLarge(uri, cap, `the object is ${head.size} bytes`);
+    let copy: Promise<LocalCopy> | undefined;
+    const localCopy = () => {
+      copy ??= copyToFile(objectChunks(store, key, uri, head.version, head.size), uri, cap).catch((error: unknown) => {
+        copy = undefined;
+        throw error;
+      });
+      return copy;
+    };
     return {
       uri,
       identity,
-      async read() {
-        const got = await store.get(key);
-        if (`etag:${got.meta.version}` !== identity)
-          throw new InputIdentityError(
-            `input ${uri} changed during the run (${identity} → etag:${got.meta.version}); run again`,
-          );
-        return got.body;
-      },
+      location: store.locate(key),
+      localCopy,
+      read: async () => readCopy(await localCopy(), uri),
+      path: async () => (await localCopy()).path,
     };
   }
   const path = uri.startsWith("file://") ? new URL(uri).pathname : uri;
@@ -78,15 +113,62 @@ export async function resolveInput(uri: string, context: { store?: ObjectStore }
     );
   }
   const identity = `sha256:${hash.digest("hex")}`;
+  const changed = (now: string) =>
+    new InputIdentityError(`input ${uri} changed during the run (${identity} → ${now}); run again`);
   return {
     uri,
     identity,
     async read() {
       const bytes = await readFile(path);
       const now = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-      if (now !== identity)
-        throw new InputIdentityError(`input ${uri} changed during the run (${identity} → ${now}); run again`);
+      if (now !== identity) throw changed(now);
       return bytes;
     },
+    async path() {
+      const now = await sha256OfFile(path);
+      if (now !== identity) throw changed(now);
+      return path;
+    },
+  };
+}
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return `sha256:${hash.digest("hex")}`;
+}
+
+/** An object's bytes by ranges of 8 MiB, each checked to come from the version identified at run start. */
+async function* objectChunks(
+  store: ObjectStore,
+  key: string,
+  uri: string,
+  version: string,
+  size: number,
+): AsyncIterable<Uint8Array> {
+  const step = 8 * 2 ** 20;
+  for (let offset = 0; offset < size || offset === 0; offset += step) {
+    const got =
+      size === 0
+        ? await store.get(key)
+        : await store.get(key, { range: { offset, length: Math.min(step, size - offset) } });
+    if (got.meta.version !== version)
+      throw new InputIdentityError(
+        `input ${uri} changed during the run (etag:${version} → etag:${got.meta.version}); run again`,
+      );
+    yield got.body;
+    if (size === 0) return;
+  }
+}
+
+/** A remote input a dispatcher downloaded: read from its verified copy, never fetched again. */
+function preparedInput(uri: string, p: PreparedInput): ResolvedInput {
+  return {
+    uri,
+    identity: p.identity,
+    ...(p.location === undefined ? {} : { location: p.location }),
+    localCopy: async () => p.copy,
+    read: () => readCopy(p.copy, uri),
+    path: async () => p.copy.path,
   };
 }

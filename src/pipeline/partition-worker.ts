@@ -8,7 +8,7 @@ import { GeometryValidator } from "../geo/validity.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import { openStore } from "../store/open.js";
 import type { ObjectStore } from "../store/types.js";
-import type { ResolvedInput } from "./identity.js";
+import type { PreparedInput, ResolvedInput } from "./identity.js";
 import type { VersionsFile } from "./pins.js";
 import { refreshPartition } from "./refresh.js";
 import type { ManifestAtStart } from "./refresh.js";
@@ -26,6 +26,8 @@ export interface PartitionJob {
   maxMemory?: number;
   /** Manifests the backfill already knows for this region (see backfill.ts), as [key, known] pairs. */
   knownManifests?: [string, KnownManifest][];
+  /** Remote inputs the dispatcher downloaded, by URI: the worker reads their verified copies. */
+  prepared?: [string, PreparedInput][];
   /** The manifest as the dispatcher found it (null: none); absent when it could not tell. */
   start?: ManifestAtStart | null;
 }
@@ -67,7 +69,12 @@ channel.onJob(async (msg) => {
         validator,
         signal: stop.signal,
       },
-      { inputCache, knownManifests: new Map(job.knownManifests ?? []), start: job.start },
+      {
+        inputCache,
+        knownManifests: new Map(job.knownManifests ?? []),
+        start: job.start,
+        prepared: new Map(job.prepared ?? []),
+      },
     );
     channel.answer({ id: msg.id, result });
   } catch (error) {

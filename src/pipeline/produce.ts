@@ -99,18 +99,20 @@ export async function produce(
   };
   const reused = await stageExisting(store, plan.aKey, budget, stage);
   if (reused) return { staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget };
+  const declared = (name: string) => {
+    const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
+    if (!input)
+      throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
+    return input;
+  };
   const ctx = {
     partition,
     pins: plan.pins,
     params: plan.params,
     memo: <T>(name: string, request: unknown, call: () => Promise<T>) =>
       memoized(store, task.name, name, request, call, { signal: opts.signal }),
-    input: async (name: string) => {
-      const input = plan.inputs[name];
-      if (!input)
-        throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
-      return input.read();
-    },
+    input: async (name: string) => declared(name).read(),
+    inputPath: async (name: string) => declared(name).path(),
   };
   const { table, stats } = await tableFromCompute(task.compute(ctx), {
     columns: task.columns,

@@ -4,7 +4,7 @@ import type { Partition } from "../manifest/layout.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import type { ObjectStore } from "../store/types.js";
 import type { ArtifactIndex } from "./artifact-index.js";
-import type { ResolvedInput } from "./identity.js";
+import type { PreparedInput, ResolvedInput } from "./identity.js";
 import type { VersionsFile } from "./pins.js";
 import type { ManifestAtStart } from "./run-plan.js";
 import type { ProvenCurrent } from "./snapshot.js";
@@ -84,6 +84,8 @@ export interface RunContext {
    * so the run need not read it again; it is still the only version the promotion may replace.
    */
   start?: ManifestAtStart | null;
+  /** Remote inputs the dispatcher already identified and downloaded, by URI: read from their copies. */
+  prepared?: ReadonlyMap<string, PreparedInput>;
   /** Manifests the latest snapshot and a listing prove unchanged, by manifest key (snapshot.ts: provenCurrents). */
   proven?: ReadonlyMap<string, ProvenCurrent>;
 }

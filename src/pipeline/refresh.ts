@@ -93,7 +93,7 @@ async function settle(
 export async function quickCheck(
   opts: RefreshOptions,
   run: RunContext = {},
-): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null }> {
+): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null; inputs?: RunPlan["inputs"] }> {
   const runId = opts.runId ?? randomUUID();
   try {
     const plan = await planRun(opts, run);
@@ -104,7 +104,7 @@ export async function quickCheck(
       message,
       ...extra,
     }));
-    return settled ? { settled } : { start: plan.start ?? null };
+    return settled ? { settled } : { start: plan.start ?? null, inputs: plan.inputs };
   } catch {
     return {};
   }
@@ -178,6 +178,11 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
     await staged?.dispose();
     if (opts.validator === undefined) await validator.close();
   }
+}
+
+/** A partition that failed before its run started (a dispatcher's download of its inputs), as its outcome. */
+export function failedBeforeRun(partition: RefreshResult["partition"], runId: string, error: unknown): RefreshResult {
+  return failure(error, (outcome, message, extra = {}) => ({ partition, outcome, runId, message, ...extra }));
 }
 
 /** Every failure as an outcome; typed input, pin, name and store errors carry their own "what and where". */

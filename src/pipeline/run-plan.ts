@@ -8,7 +8,7 @@ import type { Manifest } from "../manifest/types.js";
 import type { ObjectStore } from "../store/types.js";
 import { concreteDatasetInput, isDatasetInput } from "./dataset-input.js";
 import { fingerprint } from "./fingerprint.js";
-import { resolveInput } from "./identity.js";
+import { keyedIdentity, resolveInput } from "./identity.js";
 import type { ResolvedInput } from "./identity.js";
 import { resolvePins } from "./pins.js";
 import type { RefreshOptions, RunContext } from "./refresh-types.js";
@@ -39,13 +39,13 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promi
   const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
   // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
   const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
-  const inputs = await resolveInputs(store, task.inputs(partition), partition, run.inputCache);
+  const inputs = await resolveInputs(store, task, partition, run);
   // 2. Fingerprint.
   const key = fingerprint({
     task: { name: task.name, version: task.version },
     partition,
     params,
-    inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, i.identity])),
+    inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, keyedIdentity(i)])),
     pins,
     writer: {
       id: WRITER_ID,
@@ -64,17 +64,18 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promi
 
 async function resolveInputs(
   store: ObjectStore,
-  given: Record<string, string>,
+  task: RefreshOptions["task"],
   partition: Partition,
-  cache: Map<string, Promise<ResolvedInput>> | undefined,
+  run: RunContext,
 ): Promise<Record<string, ResolvedInput>> {
+  const cache = run.inputCache;
   const entries = await Promise.all(
-    Object.entries(given).map(async ([name, named]) => {
+    Object.entries(task.inputs(partition)).map(async ([name, named]) => {
       // `dataset:<name>` means this partition's region and date: made explicit, it is also the cache key.
       const uri = isDatasetInput(named) ? concreteDatasetInput(named, partition) : named;
       let resolved = cache?.get(uri);
       if (!resolved) {
-        resolved = resolveInput(uri, { store });
+        resolved = resolveInput(uri, { store, allowHosts: task.allowHosts, prepared: run.prepared?.get(uri) });
         cache?.set(uri, resolved);
       }
       return [name, await resolved] as const;

@@ -4,9 +4,9 @@ import { WorkerPool } from "../geo/worker-pool.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import type { ArtifactIndex } from "./artifact-index.js";
 import type { BackfillOptions } from "./backfill.js";
-import type { ResolvedInput } from "./identity.js";
+import type { PreparedInput, ResolvedInput } from "./identity.js";
 import type { PartitionJob } from "./partition-worker.js";
-import { quickCheck, refreshPartition } from "./refresh.js";
+import { failedBeforeRun, quickCheck, refreshPartition } from "./refresh.js";
 import type { RefreshResult, RunContext } from "./refresh.js";
 import type { Partition } from "./task.js";
 import type { TaskRef } from "./task-ref.js";
@@ -99,6 +99,18 @@ function poolRunner({ opts, artifactIndex, proven, runId, concurrency, total }: 
         { inputCache, artifactIndex, proven },
       );
       if (quick.settled) return quick.settled;
+      // Remote inputs are downloaded here, once per run, and the workers read the verified copies.
+      const prepared: [string, PreparedInput][] = [];
+      try {
+        for (const input of Object.values(quick.inputs ?? {}))
+          if (input.localCopy)
+            prepared.push([
+              input.uri,
+              { identity: input.identity, location: input.location, copy: await input.localCopy() },
+            ]);
+      } catch (error) {
+        return failedBeforeRun(partition, runId, error);
+      }
       pool ??= new WorkerPool(
         WORKER_URL,
         workers,
@@ -113,7 +125,9 @@ function poolRunner({ opts, artifactIndex, proven, runId, concurrency, total }: 
         else opts.signal.addEventListener("abort", stop, { once: true });
       }
       try {
-        return (await pool.run({ job: { ...base, partition, knownManifests: [...known], start: quick.start } })).result;
+        return (
+          await pool.run({ job: { ...base, partition, knownManifests: [...known], start: quick.start, prepared } })
+        ).result;
       } catch (error) {
         // The worker died under this partition (a native crash, an OOM kill). Each step is atomic, so nothing
         // of it became visible; a re-run does it again.

@@ -15,6 +15,11 @@ export interface TaskContext {
   /** The bytes of a declared input, as identified at run start. */
   input(name: string): Promise<Uint8Array>;
   /**
+   * A local file holding a declared input's verified bytes, for inputs too large to hold in memory (open it with
+   * a streaming reader). Remote inputs are downloaded once per run; the file is the run's and is removed after.
+   */
+  inputPath(name: string): Promise<string>;
+  /**
    * An external call (a routing engine, a geocoder) made once per distinct JSON `request`, across retries, twins
    * and later runs: the stored answer otherwise (memo.ts). The answer must be JSON.
    */
@@ -32,6 +37,11 @@ export interface TaskDefinition {
   /** Store URLs (s3://…, file://…) or local paths, by name; identified by ETag or sha256 at run start. */
   inputs(partition: Partition): Record<string, string>;
   params?: Record<string, unknown>;
+  /**
+   * Hosts or ranges (a name, *.suffix, an address or CIDR) this task's HTTP inputs may reach although they are
+   * link-local, a metadata service, or a private address reached by a redirect (docs/inputs.md).
+   */
+  allowHosts?: string[];
   /** Names of the pins (from the versions file) this task depends on. */
   pins?: string[];
   /** CRS the features come out of compute in, e.g. "OGC:CRS84" or "EPSG:5070". */

@@ -16,8 +16,14 @@ describe("s3:// inputs (RGW)", () => {
       expect(input.identity).toBe(`etag:${version}`);
       expect(new TextDecoder().decode(await input.read())).toBe("[[1,2,3]]");
       expect(new TextDecoder().decode(await readInput(uri))).toBe("[[1,2,3]]");
+      // Read once into the run's verified copy: a later replacement does not reach this run.
       await store.put("inputs/points.json", new TextEncoder().encode("[[4,5,6]]"));
-      await expect(input.read()).rejects.toThrow(new RegExp(`input ${uri} changed during the run \\(etag:`));
+      expect(new TextDecoder().decode(await input.read())).toBe("[[1,2,3]]");
+      // Replaced between identification and the first read: the read fails instead of mixing versions.
+      const later = await resolveInput(uri);
+      await store.put("inputs/points.json", new TextEncoder().encode("[[7,8,9]]"));
+      await expect(later.read()).rejects.toThrow(new RegExp(`input ${uri} changed during the run \\(etag:`));
+      expect(later.location).toBe(store.locate("inputs/points.json"));
       await expect(resolveInput(`s3://${store.bucket}/${store.prefix}/inputs/missing.json`)).rejects.toThrow(
         /not found|NotFound|missing/i,
       );
