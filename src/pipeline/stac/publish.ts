@@ -2,6 +2,7 @@ import { pathToFileURL } from "node:url";
 import { GeorefreshError } from "../../errors.js";
 import { sha256Hex } from "../../store/digest.js";
 import { predictsVersions } from "../../store/types.js";
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../../store/errors.js";
 import type { ObjectStore } from "../../store/types.js";
 import { mapBounded } from "../bounded.js";
 import { Dataset } from "../reader.js";
@@ -64,9 +65,12 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     itemKeys,
     catalog,
   );
-  // Items first, the Collection last: a reader never follows a link to an Item not yet written.
+  // Targets before the links to them, as artifacts before manifests: earlier versions' Items (which current Items
+  // link as predecessor-version), then current Items, items.parquet, the Collection last. A run killed anywhere
+  // leaves no link to an Item not yet written.
   const stages: [string, Uint8Array][][] = [
-    [...current, ...versions].map(([k, i]) => [k, json(i)]),
+    versions.map(([k, i]) => [k, json(i)]),
+    current.map(([k, i]) => [k, json(i)]),
     [[itemsParquetKey(dataset), parquet]],
     [[collectionKey(dataset), json(collection)]],
   ];
@@ -79,24 +83,37 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
   for (const stage of stages)
     await mapBounded(stage, 16, async ([key, bytes]) => {
       hashes[key] = sha256Hex(bytes);
-      const stored = await same(store, key, bytes, hashes[key], existing, previous);
-      if (stored !== undefined) {
-        objects[key] = stored;
+      const found = await same(store, key, bytes, hashes[key], existing, previous);
+      if (found.same) {
+        objects[key] = found.version as string;
         unchanged++;
       } else {
         const contentType = key.endsWith(".json") ? "application/json" : undefined;
-        objects[key] = (await store.put(key, bytes, { contentType })).version;
+        objects[key] = await guardedPut(store, dataset, key, bytes, found.version, contentType);
         written++;
       }
     });
   const wanted = new Set([...stages.flat().map(([k]) => k), stateKey(dataset)]);
   const stale = [...existing.keys()].filter((k) => !wanted.has(k));
+  // Deletes cannot be conditional: only while the Collection is still the one this run wrote, so a newer run's
+  // catalog never loses an object to this one.
+  const collectionNow = await store.head(collectionKey(dataset)).then(
+    (m) => m.version,
+    () => undefined,
+  );
+  if (collectionNow !== objects[collectionKey(dataset)]) throw overtaken(store, dataset, collectionKey(dataset));
   await mapBounded(stale, 16, (k) => store.delete(k));
   // Where a re-run can prove "nothing changed" from listings alone (S3, Azure), record what this catalog came from.
   if (store.prefersListing) {
-    await store.put(stateKey(dataset), encodeState({ options, manifests, objects, hashes }), {
-      contentType: "application/json",
-    });
+    const key = stateKey(dataset);
+    await guardedPut(
+      store,
+      dataset,
+      key,
+      encodeState({ options, manifests, objects, hashes }),
+      existing.get(key) ?? (existing.has(key) ? null : undefined),
+      "application/json",
+    );
   }
   return {
     collection: store.locate(collectionKey(dataset)),
@@ -153,9 +170,9 @@ async function unchangedSummary(store: ObjectStore, dataset: string): Promise<St
 }
 
 /**
- * The stored version when the stored object already has these bytes, else undefined. Where the store predicts
- * versions (fs, memory, S3) the listing's version settles it; where versions are opaque (Azure), a listed version
- * that the last run recorded for these very bytes does.
+ * The version of the object this run found under the key (undefined: none), and whether it already has these
+ * bytes. Where the store predicts versions (fs, memory, S3) the version settles it; where versions are opaque
+ * (Azure), a listed version that the last run recorded for these very bytes does.
  */
 async function same(
   store: ObjectStore,
@@ -164,18 +181,50 @@ async function same(
   sha256: string,
   existing: Map<string, string | undefined>,
   previous: CatalogState | undefined,
-): Promise<string | undefined> {
-  if (!existing.has(key)) return undefined;
+): Promise<{ version?: string; same: boolean }> {
+  if (!existing.has(key)) return { same: false };
   const version =
     existing.get(key) ??
     (await store.head(key).then(
       (m) => m.version,
       () => undefined,
     ));
-  if (version === undefined) return undefined;
-  if (predictsVersions(store)) return version === store.versionFor(bytes) ? version : undefined;
-  return previous?.objects[key] === version && previous.hashes?.[key] === sha256 ? version : undefined;
+  if (version === undefined) return { same: false };
+  if (predictsVersions(store)) return { version, same: version === store.versionFor(bytes) };
+  return { version, same: previous?.objects[key] === version && previous.hashes?.[key] === sha256 };
 }
+
+/**
+ * Writes a catalog object only over the version this run found (create when it found none): a `stac` run that
+ * another overtook (it re-promoted and rewrote the catalog meanwhile) stops instead of putting back older Items.
+ * `found` null: the object was listed but its version cannot be read; then it is overwritten as before.
+ */
+async function guardedPut(
+  store: ObjectStore,
+  dataset: string,
+  key: string,
+  bytes: Uint8Array,
+  found: string | null | undefined,
+  contentType: string | undefined,
+): Promise<string> {
+  const mode = found === null ? "overwrite" : found === undefined ? "create" : { update: found };
+  try {
+    return (await store.put(key, bytes, { contentType, mode })).version;
+  } catch (error) {
+    if (
+      error instanceof AlreadyExistsError ||
+      error instanceof PreconditionFailedError ||
+      error instanceof NotFoundError
+    )
+      throw overtaken(store, dataset, key);
+    throw error;
+  }
+}
+
+const overtaken = (store: ObjectStore, dataset: string, key: string) =>
+  new StacError(
+    `another stac run of ${dataset} wrote ${store.locate(key)} while this one ran: this run stopped rather than put back an older catalog. The catalog is as the newer run left it; run stac again to be sure it includes every promotion`,
+  );
 
 const json = (doc: unknown) => new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
 
