@@ -12,6 +12,7 @@ import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "./er
 import type { StoreError } from "./errors.js";
 import { backoffMs } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
+import { claimCreate } from "./s3-create-claim.js";
 import { classify } from "./s3-errors.js";
 import { bodyParts } from "./types.js";
 import type { PutMode, PutResult, StreamBody } from "./types.js";
@@ -25,8 +26,8 @@ import type { PutMode, PutResult, StreamBody } from "./types.js";
  * ignores it (measured). So a create also asks HEAD before it starts and again after it completes: a key that
  * already exists, or holds another upload's sha256 afterwards, is reported as AlreadyExistsError, and the caller
  * compares the bytes there with its own, as for a single PUT. On a store that ignores the condition, two
- * completes of different bytes inside one HEAD's round trip can still both succeed; for an artifact that takes a
- * non-deterministic task racing itself on one key, and its manifest's sha256 then tells the truth on verify.
+ * completes of different bytes could still both succeed inside one HEAD's round trip; so creates also claim the
+ * key first (s3-create-claim.ts) and complete one at a time.
  */
 
 export interface MultipartTarget {
@@ -112,7 +113,13 @@ export async function putMultipart(
     }
     const condition =
       mode === "create" ? { IfNoneMatch: "*" } : typeof mode === "object" ? { IfMatch: `"${mode.update}"` } : {};
+    // RGW ignores the complete's condition: a claim makes creates of one key complete one at a time.
+    const release = mode === "create" ? await claimCreate(t, body.sha256) : undefined;
     try {
+      if (mode === "create") {
+        const taken = await storedSha(t);
+        if (taken) throw lost(t, mode, taken.version);
+      }
       const out = await t.client.send(
         new CompleteMultipartUploadCommand({
           Bucket: t.bucket,
@@ -132,6 +139,8 @@ export async function putMultipart(
       const stored = await storedSha(t);
       if (stored?.sha256 === body.sha256) return { version: stored.version };
       throw t.fail(error, `complete multipart upload of ${t.where}`);
+    } finally {
+      await release?.();
     }
   } catch (error) {
     await t.client
