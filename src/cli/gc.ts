@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { collectGarbage, parseAge } from "../pipeline/gc.js";
+import { collectGarbage, parseAge, TEMP_FLOOR_MS } from "../pipeline/gc.js";
+import { sweepLocalTemp } from "../pipeline/local-temp.js";
 import { openStore } from "../store/open.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "./context.js";
 import type { CommonOptions } from "./context.js";
@@ -64,7 +65,12 @@ export function registerGc(program: Command): void {
               memo: Boolean(opts.memo),
               ...(opts.artifacts ? { artifacts: { keep } } : {}),
             });
-            if (opts.json) printJson(report);
+            // This machine's TMPDIR too: staged artifacts and input copies of killed runs (never a live run's).
+            const local = await sweepLocalTemp({
+              olderThanMs: Math.max(olderThanMs, TEMP_FLOOR_MS),
+              apply: Boolean(opts.apply),
+            });
+            if (opts.json) printJson({ ...report, local });
             else {
               const verb = report.applied ? "removed" : "would remove";
               for (const [what, list] of Object.entries({
@@ -73,6 +79,7 @@ export function registerGc(program: Command): void {
                 artifacts: report.artifacts,
                 uploads: report.uploads,
                 memo: report.memo,
+                "local temp files (TMPDIR)": local,
               })) {
                 if (list.length) out(`${verb} ${list.length} ${what}:\n${list.map((k) => `  ${k}\n`).join("")}`);
               }
@@ -82,7 +89,8 @@ export function registerGc(program: Command): void {
                   report.outbox.length +
                   report.artifacts.length +
                   report.uploads.length +
-                  report.memo.length >
+                  report.memo.length +
+                  local.length >
                   0
               )
                 out("(dry run: add --apply to delete)\n");

@@ -14,12 +14,12 @@ import { parseBytes } from "./memory-budget.js";
  * Remote inputs (HTTP, object stores) are streamed to a local file while they are hashed, never buffered whole:
  * a 1 GiB or endless body costs disk up to the cap, not memory. The file is the run's verified copy: downloaded
  * once, read on demand, shared with the partition workers by path. Files live in one folder per process under
- * TMPDIR, named `georefresh-inputs-*`, removed when the process exits (gc sweeps what a killed run left).
+ * TMPDIR, named `georefresh-inputs-<pid>-*`, removed when the process exits (gc sweeps what a killed run left).
  */
 export class InputTooLargeError extends GeorefreshError {}
 
 export const DEFAULT_MAX_INPUT_BYTES = 4 * 2 ** 30;
-export const TEMP_PREFIXES = ["georefresh-inputs-", "georefresh-staged-"] as const;
+const TEMP_PREFIXES = ["georefresh-inputs-"] as const;
 
 /** The cap on one input's bytes: GEOREFRESH_MAX_INPUT_BYTES (or the config's "inputs.maxBytes"), default 4 GiB. */
 export function inputCap(): number {
@@ -39,7 +39,7 @@ export function tooLarge(input: string, cap: number, seen: string): InputTooLarg
 let folder: string | undefined;
 function inputFolder(): string {
   if (!folder) {
-    folder = mkdtempSync(join(tmpdir(), TEMP_PREFIXES[0]));
+    folder = mkdtempSync(join(tmpdir(), `${TEMP_PREFIXES[0]}${process.pid}-`));
     const made = folder;
     process.once("exit", () => rmSync(made, { recursive: true, force: true }));
   }

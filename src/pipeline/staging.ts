@@ -103,7 +103,8 @@ export class StagedArtifact implements StreamBody {
 
   /** Past the memory limit: everything so far goes to a temp file (TMPDIR), and so does the rest. */
   private async spill(): Promise<void> {
-    const path = join(tmpdir(), `georefresh-staged-${randomUUID()}.parquet`);
+    // The pid in the name lets gc tell a killed run's file from a live one's (local-temp.ts).
+    const path = join(tmpdir(), `georefresh-staged-${process.pid}-${randomUUID()}.parquet`);
     const handle = await open(path, "wx+", 0o600).catch((e: unknown) => Promise.reject(stagingError(e, path)));
     this.file = { path, handle };
     for (const p of this.parts) await this.append(p);
