@@ -64,7 +64,10 @@ function selectionOf(opts: Opts): Selection | undefined {
 const viewOptions = (cmd: Command) =>
   cmd
     .option("--snapshot <id>", "read a committed dataset snapshot: its id, or latest")
-    .option("--as-of <time>", "read what the manifests pointed at at this ISO 8601 time (from manifest history)");
+    .option(
+      "--as-of <time>",
+      "read what the manifests pointed at at this instant, ISO 8601 with its offset (2026-11-24T18:00:00Z), from manifest history",
+    );
 
 const selectionOptions = (cmd: Command) =>
   cmd

@@ -84,14 +84,19 @@ export async function copyToFile(
   return { path, sha256: hash.digest("hex"), bytes };
 }
 
-/** A verified copy's bytes, checked against the sha256 it was written with (a copy altered on disk is refused). */
+/**
+ * A verified copy's bytes. The copy was hashed as it was written, by this run, in a folder of its own: its size is
+ * checked (a truncated or replaced file is refused), not its sha256 again, which would cost a second pass.
+ */
 export async function readCopy(copy: LocalCopy, input: string): Promise<Uint8Array> {
   const bytes = await readFile(copy.path).catch((error: NodeJS.ErrnoException) => {
     throw new InputIdentityError(
       `input ${input}: its local copy ${copy.path} cannot be read (${error.code}); run again`,
     );
   });
-  if (createHash("sha256").update(bytes).digest("hex") !== copy.sha256)
-    throw new InputIdentityError(`input ${input}: its local copy ${copy.path} changed on disk; run again`);
+  if (bytes.byteLength !== copy.bytes)
+    throw new InputIdentityError(
+      `input ${input}: its local copy ${copy.path} has ${bytes.byteLength} bytes, not the ${copy.bytes} downloaded; run again`,
+    );
   return bytes;
 }
