@@ -17,14 +17,17 @@ import { classify } from "./s3-errors.js";
  */
 const LEASE_MS = 5 * 60_000;
 
-/** The object being created (s3-multipart.ts's MultipartTarget is one). */
+/** The object being created. */
 export interface ClaimTarget {
   client: S3Client;
   bucket: string;
+  /** The full object key. */
   key: string;
+  /** The store's own key, for errors. */
   storeKey: string;
   where: string;
   retry: RetryPolicy;
+  /** Maps an SDK failure to the store's typed error. */
   fail: (error: unknown, what: string) => StoreError;
 }
 const POLL_MS = 200;

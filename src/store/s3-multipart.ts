@@ -6,13 +6,12 @@ import {
   HeadObjectCommand,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import type { S3Client } from "@aws-sdk/client-s3";
 import { lostWrite } from "./conditional-write.js";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "./errors.js";
 import type { StoreError } from "./errors.js";
 import { backoffMs } from "./retry.js";
-import type { RetryPolicy } from "./retry.js";
 import { claimCreate } from "./s3-create-claim.js";
+import type { ClaimTarget } from "./s3-create-claim.js";
 import { classify } from "./s3-errors.js";
 import { bodyParts } from "./types.js";
 import type { PutMode, PutResult, StreamBody } from "./types.js";
@@ -30,18 +29,8 @@ import type { PutMode, PutResult, StreamBody } from "./types.js";
  * key first (s3-create-claim.ts) and complete one at a time.
  */
 
-export interface MultipartTarget {
-  client: S3Client;
-  bucket: string;
-  /** The full object key. */
-  key: string;
-  /** The store's own key, for errors. */
-  storeKey: string;
-  where: string;
-  retry: RetryPolicy;
+export interface MultipartTarget extends ClaimTarget {
   contentType?: string;
-  /** Maps an SDK failure to the store's typed error. */
-  fail: (error: unknown, what: string) => StoreError;
 }
 
 const unquote = (etag: string | undefined) => (etag ?? "").replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
