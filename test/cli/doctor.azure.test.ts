@@ -118,8 +118,11 @@ describe("doctor and run on Azurite", () => {
     const input = await resolveInput(uri);
     expect(input.identity).toBe(`etag:${version}`);
     expect(new TextDecoder().decode(await input.read())).toBe("[[1,2,3]]");
+    // Read once into the run's copy; replaced between identification and the first read, the read fails.
+    const later = await resolveInput(uri);
     await store.put("points.json", new TextEncoder().encode("[[4,5,6]]"));
-    await expect(input.read()).rejects.toThrow(new RegExp(`input ${uri} changed during the run \\(etag:`));
+    expect(new TextDecoder().decode(await input.read())).toBe("[[1,2,3]]");
+    await expect(later.read()).rejects.toThrow(new RegExp(`input ${uri} changed during the run \\(etag:`));
     await store.delete("points.json");
   });
 });

@@ -81,7 +81,7 @@ describe("main job", () => {
     const cases: [string[], RegExp][] = [
       [
         ["backfill", "--dataset", "nope", "--from", "2026-01-01", "--to", "2026-01-02", "--store", dir],
-        /no dataset 'nope'/,
+        /no dataset "nope"/,
       ],
       [
         [

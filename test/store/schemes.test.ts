@@ -36,12 +36,15 @@ describe("store schemes", () => {
     ]);
     expect(new TextDecoder().decode(await readInput("toy://box/in.json"))).toBe("[1,2,3]");
 
-    // As a run's input: identified by the store's version token, and a change mid-run fails the read.
+    // As a run's input: identified by the store's version token, read once into the run's copy, and a change
+    // between identification and that read fails it.
     const input = await resolveInput("toy://box/in.json");
     expect(input.identity).toBe(`etag:${(await store.head("in.json")).version}`);
     expect(new TextDecoder().decode(await input.read())).toBe("[1,2,3]");
+    const later = await resolveInput("toy://box/in.json");
     await store.put("in.json", bytes("[4]"));
-    await expect(input.read()).rejects.toThrow(/changed during the run/);
+    expect(new TextDecoder().decode(await input.read())).toBe("[1,2,3]");
+    await expect(later.read()).rejects.toThrow(/changed during the run/);
 
     // Unknown schemes name every registered one, the toy among them.
     expect(() => openStore("gs://bucket/p")).toThrow(
