@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { redact } from "../store/secrets.js";
 import type { AllowList } from "./address-policy.js";
@@ -51,8 +52,10 @@ async function download(
   const declared = Number(r.headers["content-length"]);
   if (Number.isFinite(declared) && declared > cap) throw tooLarge(shown, cap, `the server declares ${declared} bytes`);
   const copy = await copyToFile(r.body, shown, cap);
-  if (Number.isFinite(declared) && r.headers["content-length"] !== undefined && copy.bytes !== declared)
-    throw new Error(`short body: ${copy.bytes} of ${declared} bytes`);
+  if (Number.isFinite(declared) && r.headers["content-length"] !== undefined && copy.bytes !== declared) {
+    await rm(copy.path, { force: true });
+    throw new Error(`short body: ${copy.bytes} of ${declared} bytes`); // a network failure: retried
+  }
   return { headers: r.headers, copy };
 }
 
