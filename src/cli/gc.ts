@@ -11,7 +11,7 @@ export function registerGc(program: Command): void {
   program
     .command("gc")
     .description(
-      "remove leftovers readers never see: temp objects, stale outbox events, stale multipart uploads (dry run unless --apply)",
+      "remove leftovers readers never see: temp objects, stale outbox events, stale multipart uploads, and this machine's TMPDIR files of killed runs (dry run unless --apply)",
     )
     .option(
       "--older-than <age>",

@@ -40,7 +40,12 @@ nothing published) → 1; blocked (an upstream dataset's partition is not promot
 usage error → 2; the store cannot be used as set up (credentials refused, bucket missing, ignores conditional
 writes) → 3; the store was unreachable or kept failing, run again later → 75.
 A backfill exits with the worst code of its partitions (3 > 75 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
-finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.`;
+finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.
+
+HTTP inputs never reach link-local or cloud metadata addresses, nor follow a redirect into another host's
+loopback or private range (allow yours: GEOREFRESH_ALLOW_HOSTS=host,10.0.0.0/8 or "inputs.allowHosts" in the
+config); one input may be at most GEOREFRESH_MAX_INPUT_BYTES (default 4GiB). Both refusals fail the partition (5).
+See docs/inputs.md.`;
 
 /** Worst exit code wins: store unusable > store unreachable or blocked > failed > superseded > invalid > ok. */
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
