@@ -41,3 +41,8 @@ export { collectGarbage, MIN_FLOOR_MS } from "./pipeline/gc.js";
 export type { GcOptions, GcReport } from "./pipeline/gc.js";
 export { TamperedManifestError, ManifestError } from "./manifest/codec.js";
 export { redact } from "./store/secrets.js";
+export { InputIdentityError, resolveInput } from "./pipeline/identity.js";
+export type { ResolvedInput } from "./pipeline/identity.js";
+export { InputRefusedError } from "./pipeline/address-policy.js";
+export { InputTooLargeError } from "./pipeline/input-copy.js";
+export { MemoError } from "./pipeline/memo.js";
