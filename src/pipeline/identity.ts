@@ -104,15 +104,9 @@ export async function resolveInput(
     };
   }
   const path = uri.startsWith("file://") ? new URL(uri).pathname : uri;
-  const hash = createHash("sha256");
-  try {
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  } catch (error) {
-    throw new InputIdentityError(
-      `input ${uri} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  const identity = `sha256:${hash.digest("hex")}`;
+  const identity = await sha256OfFile(path).catch((error: NodeJS.ErrnoException) => {
+    throw new InputIdentityError(`input ${uri} cannot be read: ${error.code ?? error.message}`);
+  });
   const changed = (now: string) =>
     new InputIdentityError(`input ${uri} changed during the run (${identity} → ${now}); run again`);
   return {
@@ -147,9 +141,11 @@ async function* objectChunks(
   size: number,
 ): AsyncIterable<Uint8Array> {
   const step = 8 * 2 ** 20;
-  for (let offset = 0; offset < size || offset === 0; offset += step) {
+  // An empty object has no range to ask for: one plain GET.
+  const ranges = size === 0 ? [undefined] : Array.from({ length: Math.ceil(size / step) }, (_, i) => i * step);
+  for (const offset of ranges) {
     const got =
-      size === 0
+      offset === undefined
         ? await store.get(key)
         : await store.get(key, { range: { offset, length: Math.min(step, size - offset) } });
     if (got.meta.version !== version)
@@ -157,7 +153,6 @@ async function* objectChunks(
         `input ${uri} changed during the run (etag:${version} → etag:${got.meta.version}); run again`,
       );
     yield got.body;
-    if (size === 0) return;
   }
 }
 

@@ -28,7 +28,12 @@ export function inputCap(): number {
   return /^\d+$/.test(given) ? Number(given) : parseBytes(given, "GEOREFRESH_MAX_INPUT_BYTES");
 }
 
-const gib = (n: number) => (n >= 2 ** 30 ? `${(n / 2 ** 30).toFixed(2)} GiB` : `${(n / 2 ** 20).toFixed(2)} MiB`);
+const gib = (n: number) =>
+  n >= 2 ** 30
+    ? `${(n / 2 ** 30).toFixed(2)} GiB`
+    : n >= 2 ** 20
+      ? `${(n / 2 ** 20).toFixed(2)} MiB`
+      : `${(n / 2 ** 10).toFixed(0)} KiB`;
 
 export function tooLarge(input: string, cap: number, seen: string): InputTooLargeError {
   return new InputTooLargeError(
