@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -9,6 +10,14 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** Starts the georefresh CLI from source in its own process, for a test that signals or watches it while it runs. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
 }
 
 /** Runs the georefresh CLI from source in a separate process, as a user's shell would. */

@@ -65,6 +65,10 @@ export default { ...base, ${spec.inputs ? `inputs: () => (${JSON.stringify(spec.
     return join(at, "config.json");
   }
 
+  /** One day's backfill of dataset `a` under `config`. */
+  const backfillA = (config: string, ...extra: string[]) =>
+    runCli(["backfill", "--dataset", "a", "--from", "2026-01-01", "--to", "2026-01-01", ...extra, "--config", config]);
+
   it("11, 12: Object.prototype names and misspelt datasets: exit 2 naming the name and the known datasets", async () => {
     const runs: [string[], RegExp][] = [
       [["backfill", "--dataset", "toString", "--from", "2026-01-01", "--to", "2026-01-01"], /no dataset "toString"/],
@@ -111,17 +115,7 @@ export default { ...base, ${spec.inputs ? `inputs: () => (${JSON.stringify(spec.
       ],
     ];
     for (const [name, datasets, message] of cases) {
-      const r = await runCli([
-        "backfill",
-        "--dataset",
-        "a",
-        "--from",
-        "2026-01-01",
-        "--to",
-        "2026-01-01",
-        "--config",
-        configWith(name, datasets),
-      ]);
+      const r = await backfillA(configWith(name, datasets));
       expect(r.code, `${name}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
     }
@@ -129,18 +123,7 @@ export default { ...base, ${spec.inputs ? `inputs: () => (${JSON.stringify(spec.
     const ok = configWith("yesterday", {
       a: { inputs: { pts: "dataset:pts?region=north&date=2026-01-01", own: "dataset:a?date=2025-12-31" } },
     });
-    const dry = await runCli([
-      "backfill",
-      "--dataset",
-      "a",
-      "--from",
-      "2026-01-01",
-      "--to",
-      "2026-01-01",
-      "--dry-run",
-      "--config",
-      ok,
-    ]);
+    const dry = await backfillA(ok, "--dry-run");
     expect(dry.stderr).not.toMatch(/cycle/);
     expect(await snapshot(store)).toEqual(before);
   }, 120_000);

@@ -4,26 +4,23 @@
  * cap (an endless one stops at the cap, with memory near the base); one download per run however many workers;
  * a 206 is never the file; two URLs with equal validators are two inputs.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
 import { backfill } from "../../src/pipeline/backfill.js";
 import { planBackfill } from "../../src/pipeline/dry-run.js";
 import { resolveInput } from "../../src/pipeline/identity.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCli, spawnCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePointsConfig } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const points = (n: number) =>
   JSON.stringify(Array.from({ length: n }, (_, i) => [i, -100 + ((i * 7) % 50) * 0.5, 30 + (i % 2) * 15]));
 
@@ -152,24 +149,9 @@ describe("hostile HTTP inputs", () => {
       pump();
     });
     const { config, store } = configFor("endless", `${base}/endless.json`);
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        MAIN,
-        "run",
-        "--dataset",
-        "h",
-        "--region",
-        "north",
-        "--date",
-        "2026-01-02",
-        "--config",
-        config,
-      ],
-      { env: { ...process.env, GEOREFRESH_MAX_INPUT_BYTES: "512MiB" }, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawnCli(["run", "--dataset", "h", "--region", "north", "--date", "2026-01-02", "--config", config], {
+      GEOREFRESH_MAX_INPUT_BYTES: "512MiB",
+    });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));

@@ -3,18 +3,16 @@
  * one answer; a claim that never lapses, or garbage where a claim or record should be, never hangs a run or
  * fails it with a bare parse error; a stop request ends a wait on another run's claim, through the real CLI.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoized, memoKey } from "../../src/pipeline/memo.js";
 import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
+import { spawnCli } from "../helpers/cli.js";
 import { snapshot } from "../helpers/snapshot.js";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const claimOf = (task: string, name: string, request: unknown) =>
   memoKey(task, name, request).replace(/\.json$/, ".claim");
 const put = (store: MemoryStore | FsStore, key: string, text: string) => store.put(key, new TextEncoder().encode(text));
@@ -111,12 +109,8 @@ describe("memo: hostile requests and claims", () => {
     );
     const store = new FsStore(join(root, "store"));
     await put(store, claimOf("waits", "svc", { q: 1 }), JSON.stringify({ until: Date.now() + 600_000 }));
-    const child = spawn(
-      process.execPath,
+    const child = spawnCli(
       [
-        "--import",
-        "tsx",
-        MAIN,
         "backfill",
         "--config",
         join(root, "config.json"),
@@ -129,7 +123,7 @@ describe("memo: hostile requests and claims", () => {
         "--workers",
         "1",
       ],
-      { env: { ...process.env, GEOREFRESH_MEMO_LEASE_MS: "600000" }, stdio: ["ignore", "pipe", "pipe"] },
+      { GEOREFRESH_MEMO_LEASE_MS: "600000" },
     );
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
