@@ -22,7 +22,7 @@ if (process.argv[2] === "--side") {
   const t0 = performance.now();
   let bytes = 0;
   if (side === "georefresh") {
-    const { resolveInput } = await import("../src/pipeline/identity.js");
+    const { resolveInput } = await import("../src/inputs/resolve.js");
     const input = await resolveInput(url as string);
     bytes = (await input.read()).byteLength;
   } else {

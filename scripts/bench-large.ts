@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { GeometryValidator } from "../src/geo/validity.js";
-import { parseBytes } from "../src/pipeline/memory-budget.js";
-import { refreshPartition } from "../src/pipeline/refresh.js";
+import { parseBytes } from "../src/protocol/memory-budget.js";
+import { refreshPartition } from "../src/protocol/refresh.js";
 import { FsStore } from "../src/store/fs.js";
 import { largePoints, largePolygons } from "./bench-tasks.js";
 

@@ -1,7 +1,7 @@
 /** Tasks for bench:pipeline, in their own module so worker threads can load them by reference. */
 import { Binary, Int32, makeData, makeVector, Table } from "apache-arrow";
 import type { Feature } from "../src/geoparquet/features.js";
-import { defineTask } from "../src/pipeline/task.js";
+import { defineTask } from "../src/task/task.js";
 
 const REGIONS = Array.from({ length: 10 }, (_, i) => `r${i}`);
 const input = () => process.env.GEOREFRESH_BENCH_INPUT as string;

@@ -5,7 +5,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { encodeManifest, readManifest } from "../src/manifest/codec.js";
 import type { Manifest } from "../src/manifest/types.js";
-import { refreshPartition } from "../src/pipeline/refresh.js";
+import { refreshPartition } from "../src/protocol/refresh.js";
 import { FsStore } from "../src/store/fs.js";
 import { pointsTask, VERSIONS, writePoints } from "./helpers/points-task.js";
 

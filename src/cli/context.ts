@@ -1,12 +1,12 @@
 import { InvalidArgumentError } from "commander";
-import { loadConfig } from "../pipeline/config.js";
-import type { Config } from "../pipeline/config.js";
-import { BUILTINS } from "../tasks/index.js";
+import { loadConfig } from "../config/config.js";
+import type { Config } from "../config/config.js";
+import { BUILTINS } from "../builtins/index.js";
 import { GeorefreshError } from "../errors.js";
-import { parseBytes } from "../pipeline/memory-budget.js";
+import { parseBytes } from "../protocol/memory-budget.js";
 import { nameShown } from "../manifest/layout.js";
-import { allowListOf } from "../pipeline/address-policy.js";
-import { inputCap } from "../pipeline/input-copy.js";
+import { allowListOf } from "../inputs/address-policy.js";
+import { inputCap } from "../inputs/input-copy.js";
 
 export interface CommonOptions {
   config: string;

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { registerAnalyst } from "./analyst.js";
-import { registerDeliver } from "./deliver.js";
-import { registerDoctor } from "./doctor.js";
-import { registerFinalize } from "./finalize.js";
-import { registerGc } from "./gc.js";
-import { registerReport } from "./report.js";
-import { registerRun } from "./run.js";
-import { registerStac } from "./stac.js";
-import { registerValidate } from "./validate.js";
-import { registerVerify } from "./verify.js";
+import { registerAnalyst } from "./commands/analyst.js";
+import { registerDeliver } from "./commands/deliver.js";
+import { registerDoctor } from "./commands/doctor.js";
+import { registerFinalize } from "./commands/finalize.js";
+import { registerGc } from "./commands/gc.js";
+import { registerReport } from "./commands/report.js";
+import { registerRun } from "./commands/run.js";
+import { registerStac } from "./commands/stac.js";
+import { registerValidate } from "./commands/validate.js";
+import { registerVerify } from "./commands/verify.js";
 import { EXIT } from "./exit-codes.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

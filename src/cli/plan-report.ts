@@ -1,4 +1,4 @@
-import type { PartitionPlan } from "../pipeline/dry-run.js";
+import type { PartitionPlan } from "../orchestrate/dry-run.js";
 
 /**
  * Partitions that are not settled, for people: one line per distinct status and reason, with how many partitions,

@@ -1,5 +1,5 @@
 import { err } from "./output.js";
-import type { Outcome, RefreshResult } from "../pipeline/refresh.js";
+import type { Outcome, RefreshResult } from "../protocol/refresh.js";
 
 /** "42s", "12m05s", "3h07m": for people, never for keys. */
 export function formatDuration(seconds: number): string {

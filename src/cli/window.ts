@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { trailingFrom } from "../pipeline/calendar.js";
-import { logicalDateAt, scheduledInstant } from "../pipeline/schedule.js";
+import { trailingFrom } from "../calendar/calendar.js";
+import { logicalDateAt, scheduledInstant } from "../calendar/schedule.js";
 import { UsageError, wholeNumber } from "./context.js";
 
 /** The date window options backfill and finalize share. */

@@ -5,7 +5,7 @@ import { decodeWkb, encodeWkb } from "./wkb.js";
 /**
  * GEOS MakeValid with the "structure" method, keeping only areal parts: an invalid polygon (a simplified
  * boundary that crosses itself, a ring collapsed to a sliver) becomes the valid polygon it was meant to be.
- * Never called by the pipeline on its own: a task that repairs says so in its data (see src/tasks/us-counties.ts).
+ * Never called by the pipeline on its own: a task that repairs says so in its data (see src/builtins/us-counties.ts).
  */
 export async function makeValidPolygonal(g: Geometry): Promise<Geometry> {
   const { geos } = await loadGeos();

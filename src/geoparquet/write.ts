@@ -42,7 +42,7 @@ export interface WriteOptions {
   threads?: number;
 }
 
-/** Where a streamed write puts its bytes, in order (a staged artifact: pipeline/staging.ts). */
+/** Where a streamed write puts its bytes, in order (a staged artifact: protocol/staging.ts). */
 export interface ByteSink {
   write(bytes: Uint8Array): Promise<void> | void;
 }

@@ -110,7 +110,7 @@ describe("doctor and run on Azurite", () => {
   }, 60_000);
 
   it("az:// inputs are identified by their ETag and fail when replaced mid-run", async () => {
-    const { resolveInput } = await import("../../src/pipeline/identity.js");
+    const { resolveInput } = await import("../../src/inputs/resolve.js");
     const store = new AzureStore({ container, prefix: `inputs-${randomUUID()}`, env: azureEnv() });
     Object.assign(process.env, azureEnv());
     const { version } = await store.put("points.json", new TextEncoder().encode("[[1,2,3]]"));

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { crsFromCode } from "../../src/geo/crs.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
-import { defineTask } from "../../src/pipeline/task.js";
+import { defineTask } from "../../src/task/task.js";
 import { duckdb, rows } from "../helpers/duckdb.js";
 
 describe("columns named like a Hive partition key", () => {

@@ -3,7 +3,7 @@
  * cross-process committer races. argv: <store url> <dataset>. Prints {"moved":n,"attempts":m} when done.
  */
 import { createInterface } from "node:readline";
-import { commitSnapshot } from "../../src/pipeline/snapshot.js";
+import { commitSnapshot } from "../../src/manifest/snapshot-commit.js";
 import { openStore } from "../../src/store/open.js";
 
 const [url, dataset] = process.argv.slice(2);

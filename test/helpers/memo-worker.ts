@@ -1,6 +1,6 @@
 /** One process calling a memoized "service" that appends a line to a log per real call: for the process race. */
 import { appendFileSync } from "node:fs";
-import { memoized } from "../../src/pipeline/memo.js";
+import { memoized } from "../../src/protocol/memo.js";
 import { openStore } from "../../src/store/open.js";
 
 const [storeUrl, log, tag] = process.argv.slice(2) as [string, string, string];

@@ -2,7 +2,7 @@ import { crsFromCode, crsFromGeoParquet, reproject } from "../../src/geo/crs.js"
 import { decodeWkb } from "../../src/geo/wkb.js";
 import type { Feature } from "../../src/geoparquet/features.js";
 import { readGeoParquet } from "../../src/geoparquet/read.js";
-import { defineTask } from "../../src/pipeline/task.js";
+import { defineTask } from "../../src/task/task.js";
 
 /** A task that takes a GeoParquet input as it is, in the input's own CRS (which it must declare). */
 export function parquetTask(path: string) {

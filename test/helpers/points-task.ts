@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Feature } from "../../src/geoparquet/features.js";
-import { defineTask } from "../../src/pipeline/task.js";
+import { defineTask } from "../../src/task/task.js";
 
 /**
  * A small real task for pipeline tests: reads a JSON list of [id, lon, lat] from an input file (the path comes

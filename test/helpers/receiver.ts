@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { signature } from "../../src/pipeline/deliver.js";
+import { signature } from "../../src/outbox/deliver.js";
 
 /** A real local webhook receiver that records every POST and applies each Idempotency-Key once. */
 export interface Receiver {

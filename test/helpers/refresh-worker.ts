@@ -4,7 +4,7 @@
  *   {"tag":t,"input":path,"partition":{…}} → {"tag":t,"outcome":…,"sha256":…,"message":…}
  */
 import { createInterface } from "node:readline";
-import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { refreshPartition } from "../../src/protocol/refresh.js";
 import { openStore } from "../../src/store/open.js";
 import { pointsTask, VERSIONS } from "./points-task.js";
 

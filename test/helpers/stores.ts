@@ -1,4 +1,4 @@
-import { mapBounded } from "../../src/pipeline/bounded.js";
+import { mapBounded } from "../../src/bounded.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveInput } from "../../src/pipeline/identity.js";
+import { resolveInput } from "../../src/inputs/resolve.js";
 import { MemoryStore } from "../../src/store/memory.js";
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
-import { backfill } from "../../src/pipeline/backfill.js";
+import { backfill } from "../../src/orchestrate/backfill.js";
 import { manifestKey } from "../../src/manifest/layout.js";
 import { CountingStore } from "../../src/store/counting.js";
 import type { ObjectStore } from "../../src/store/types.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { refreshPartition } from "../../src/protocol/refresh.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
 import { manifestsConsistent, visible } from "../helpers/visible.js";

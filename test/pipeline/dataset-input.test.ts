@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeWkb } from "../../src/geo/wkb.js";
 import { readGeoParquet } from "../../src/geoparquet/read.js";
 import { readManifest } from "../../src/manifest/codec.js";
-import { backfill } from "../../src/pipeline/backfill.js";
-import { planBackfill } from "../../src/pipeline/dry-run.js";
-import { resolveInput } from "../../src/pipeline/identity.js";
+import { backfill } from "../../src/orchestrate/backfill.js";
+import { planBackfill } from "../../src/orchestrate/dry-run.js";
+import { resolveInput } from "../../src/inputs/resolve.js";
 import { FsStore } from "../../src/store/fs.js";
-import { countyPoints } from "../../src/tasks/county-points.js";
-import { usCounties } from "../../src/tasks/us-counties.js";
+import { countyPoints } from "../../src/builtins/county-points.js";
+import { usCounties } from "../../src/builtins/us-counties.js";
 import { runCli } from "../helpers/cli.js";
 
 const V1 = { boundary_vintage: [{ from: "2020-01-01", value: "census-2017-us-atlas-3" }] };

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, fingerprint } from "../../src/pipeline/fingerprint.js";
-import type { FingerprintInput } from "../../src/pipeline/fingerprint.js";
-import { logicalDates } from "../../src/pipeline/calendar.js";
-import { resolvePins } from "../../src/pipeline/pins.js";
+import { canonicalJson, fingerprint } from "../../src/protocol/fingerprint.js";
+import type { FingerprintInput } from "../../src/protocol/fingerprint.js";
+import { logicalDates } from "../../src/calendar/calendar.js";
+import { resolvePins } from "../../src/calendar/pins.js";
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/);
 const date = fc

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { footerFacts } from "../../src/geoparquet/footer-facts.js";
-import { loadConfig } from "../../src/pipeline/config.js";
-import { BUILTINS } from "../../src/tasks/index.js";
+import { loadConfig } from "../../src/config/config.js";
+import { BUILTINS } from "../../src/builtins/index.js";
 import { runCli } from "../helpers/cli.js";
 import { writePoints, writePointsConfig } from "../helpers/points-task.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAge } from "../../src/pipeline/gc.js";
+import { parseAge } from "../../src/gc/gc.js";
 import { describeGc } from "./gc.js";
 
 describeGc("fs");

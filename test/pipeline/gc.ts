@@ -11,8 +11,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { outboxId, outboxKey, recordEvent } from "../../src/manifest/outbox.js";
-import { collectGarbage } from "../../src/pipeline/gc.js";
-import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { collectGarbage } from "../../src/gc/gc.js";
+import { refreshPartition } from "../../src/protocol/refresh.js";
 import { CountingStore } from "../../src/store/counting.js";
 import { S3Store } from "../../src/store/s3.js";
 import type { AzureStore } from "../../src/store/azure.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backfill } from "../../src/pipeline/backfill.js";
+import { backfill } from "../../src/orchestrate/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { manifestsConsistent, visible } from "../helpers/visible.js";

@@ -6,8 +6,8 @@
  */
 import { Binary, Int32, makeData, makeVector, Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineTask } from "../../src/pipeline/task.js";
-import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { defineTask } from "../../src/task/task.js";
+import { refreshPartition } from "../../src/protocol/refresh.js";
 import { azureBlob, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";
 

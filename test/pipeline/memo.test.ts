@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectGarbage } from "../../src/pipeline/gc.js";
-import { memoized, memoKey } from "../../src/pipeline/memo.js";
-import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { collectGarbage } from "../../src/gc/gc.js";
+import { memoized, memoKey } from "../../src/protocol/memo.js";
+import { refreshPartition } from "../../src/protocol/refresh.js";
 import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
-import { cityCatchments, routingCalls } from "../../src/tasks/city-catchments.js";
+import { cityCatchments, routingCalls } from "../../src/builtins/city-catchments.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
 
 const run = promisify(execFile);

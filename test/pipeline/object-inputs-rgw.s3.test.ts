@@ -1,6 +1,6 @@
 /** s3:// object inputs against RGW, through the scheme registry: ETag identity, re-checked on read. */
 import { describe, expect, it } from "vitest";
-import { resolveInput } from "../../src/pipeline/identity.js";
+import { resolveInput } from "../../src/inputs/resolve.js";
 import { readInput } from "../../src/cli/input.js";
 import { S3Store } from "../../src/store/s3.js";
 import { openFixture } from "../helpers/stores.js";

@@ -9,16 +9,16 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
-import { backfill } from "../../src/pipeline/backfill.js";
+import { backfill } from "../../src/orchestrate/backfill.js";
 import {
   dealLanes,
   partitionsOf,
   plannedPartitions,
   planLanes,
   shardFromEnvironment,
-} from "../../src/pipeline/plan.js";
-import type { Lane } from "../../src/pipeline/plan.js";
-import { defineTask } from "../../src/pipeline/task.js";
+} from "../../src/orchestrate/lanes.js";
+import type { Lane } from "../../src/orchestrate/lanes.js";
+import { defineTask } from "../../src/task/task.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
@@ -193,7 +193,7 @@ describe("shards are whole region lanes", () => {
     const all = (
       await planLanes({
         dataset: "us-counties",
-        task: (await import("../../src/tasks/index.js")).BUILTINS.tasks["us-counties"] as never,
+        task: (await import("../../src/builtins/index.js")).BUILTINS.tasks["us-counties"] as never,
         from: "2026-01-01",
         to: "2026-03-31",
       })

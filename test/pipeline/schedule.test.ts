@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { logicalDateAt, scheduledInstant } from "../../src/pipeline/schedule.js";
+import { logicalDateAt, scheduledInstant } from "../../src/calendar/schedule.js";
 import { runCli } from "../helpers/cli.js";
 
 // The Job a CronJob creates for a run due at this instant is named `<cronjob>-<minutes since the epoch>`.

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRecord } from "../../src/manifest/outbox.js";
-import { refreshPartition } from "../../src/pipeline/refresh.js";
+import { refreshPartition } from "../../src/protocol/refresh.js";
 import { redact } from "../../src/store/secrets.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCli } from "../helpers/cli.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { StagedArtifact } from "../../src/pipeline/staging.js";
+import { StagedArtifact } from "../../src/protocol/staging.js";
 
 const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 13) & 0xff);
 const sha = createHash("sha256").update(bytes).digest("hex");

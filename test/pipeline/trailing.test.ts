@@ -2,7 +2,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { logicalDates, trailingFrom } from "../../src/pipeline/calendar.js";
+import { logicalDates, trailingFrom } from "../../src/calendar/calendar.js";
 import { runCli } from "../helpers/cli.js";
 
 describe("--trailing", () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readInput } from "../../src/cli/input.js";
-import { resolveInput } from "../../src/pipeline/identity.js";
+import { resolveInput } from "../../src/inputs/resolve.js";
 import { CountingStore } from "../../src/store/counting.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { isObjectUrl, openObject, openStore, registerStoreScheme, splitAfterRoot } from "../../src/store/open.js";

@@ -1,0 +1,272 @@
+import { writeFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { parseBbox } from "../../geo/bbox.js";
+import { parseInstant } from "../../calendar/calendar.js";
+import { decodeWkb } from "../../geo/wkb.js";
+import { readGeoParquet } from "../../geoparquet/read.js";
+import { openDataset } from "../../views/reader.js";
+import type { Table } from "apache-arrow";
+import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
+import { CONFIG_HELP, openConfig, unknownDataset, UsageError } from "../context.js";
+import { manifestPrefix, NAME } from "../../manifest/layout.js";
+import type { CommonOptions } from "../context.js";
+import { EXIT } from "../exit-codes.js";
+import { err, out, printJson, reportError } from "../output.js";
+
+type Opts = CommonOptions & {
+  region?: string;
+  date?: string;
+  latest?: boolean;
+  history?: boolean;
+  format?: string;
+  out?: string;
+  snapshot?: string;
+  asOf?: string;
+  bbox?: string;
+  from?: string;
+  to?: string;
+};
+
+/** The view a command reads: the current manifests, a snapshot, or the manifests as of a time. */
+function viewOf(ds: Dataset, opts: Opts): Promise<DatasetView> {
+  if (opts.snapshot && opts.asOf) throw new UsageError("give --snapshot or --as-of, not both");
+  if (opts.snapshot) return ds.snapshot(opts.snapshot);
+  if (opts.asOf) {
+    const at = parseInstant(opts.asOf);
+    if (!at)
+      throw new UsageError(
+        `--as-of ${JSON.stringify(opts.asOf)}: give an ISO 8601 instant with its offset, e.g. 2026-11-24T18:00:00Z or 2026-11-24T19:00:00+01:00 (a real calendar day and time)`,
+      );
+    return ds.asOf(at);
+  }
+  return ds.current();
+}
+
+function selectionOf(opts: Opts): Selection | undefined {
+  if (!opts.bbox && !opts.from && !opts.to) return undefined;
+  const sel: Selection = {};
+  if (opts.bbox) {
+    const bbox = parseBbox(opts.bbox);
+    if (typeof bbox === "string") throw new UsageError(`--${bbox}`);
+    sel.bbox = bbox;
+  }
+  for (const [flag, value] of [
+    ["from", opts.from],
+    ["to", opts.to],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new UsageError(`--${flag} ${value}: give a logical date YYYY-MM-DD`);
+    sel[flag] = value;
+  }
+  return sel;
+}
+
+const viewOptions = (cmd: Command) =>
+  cmd
+    .option("--snapshot <id>", "read a committed dataset snapshot: its id, or latest")
+    .option(
+      "--as-of <time>",
+      "read what the manifests pointed at at this instant, ISO 8601 with its offset (2026-11-24T18:00:00Z), from manifest history",
+    );
+
+const selectionOptions = (cmd: Command) =>
+  cmd
+    .option("--bbox <minx,miny,maxx,maxy>", "only partitions whose artifact's bbox touches this lon/lat box (WGS84)")
+    .option("--from <date>", "only logical dates on or after this one")
+    .option("--to <date>", "only logical dates on or before this one");
+
+function which(opts: Opts): Which {
+  if (opts.date && opts.latest) throw new UsageError("give --date or --latest, not both");
+  if (!opts.date && !opts.latest) throw new UsageError("give --date YYYY-MM-DD or --latest");
+  return opts.date ? { date: opts.date } : { latest: true };
+}
+
+async function withDataset(
+  name: string,
+  opts: Opts,
+  body: (ds: ReturnType<typeof openDataset>) => Promise<void>,
+): Promise<void> {
+  try {
+    const config = await openConfig(opts);
+    const ds = openDataset(config.store, name);
+    try {
+      // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
+      // config does not name may still be read when the store holds it (an analyst's own config).
+      const stored = NAME.test(name) && (await hasManifests(ds));
+      if (!Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
+      if (!stored)
+        err(
+          `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
+        );
+      await body(ds);
+    } finally {
+      await ds.store.close();
+    }
+  } catch (error) {
+    process.exitCode = reportError(error, Boolean(opts.json));
+  }
+}
+
+async function hasManifests(ds: Dataset): Promise<boolean> {
+  for await (const entry of ds.store.list(manifestPrefix(ds.name))) return entry !== undefined;
+  return false;
+}
+
+/** Manifests that could not be read are named on stderr after the rest of the answer; the command then exits 1. */
+function reportProblems(problems: readonly { key: string; message: string }[]): void {
+  for (const p of problems) err(`georefresh: skipped ${p.key}: ${p.message}\n`);
+  if (problems.length) process.exitCode = EXIT.failed;
+}
+
+const common = (cmd: Command) =>
+  cmd
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "machine-readable output");
+
+export function registerAnalyst(program: Command): void {
+  common(
+    program
+      .command("ls")
+      .description("list a dataset's partitions: status, rows, when last promoted")
+      .argument("<dataset>"),
+  ).action((name: string, opts: Opts) =>
+    withDataset(name, opts, async (ds) => {
+      const scanned = await ds.scan();
+      const parts = scanned.partitions.sort((a, b) =>
+        a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
+      );
+      const rows = parts.map((p) => ({
+        region: p.region,
+        date: p.date,
+        status: p.manifest.retired ? "retired" : p.manifest.current ? "current" : "empty",
+        rows: p.manifest.current?.rows ?? 0,
+        key: p.manifest.current?.key ?? null,
+        promoted_at: p.manifest.current?.promoted_at ?? null,
+      }));
+      if (opts.json) printJson(rows);
+      else
+        for (const r of rows)
+          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      reportProblems(scanned.problems);
+    }),
+  );
+
+  viewOptions(
+    common(
+      program
+        .command("show")
+        .description("show the manifest entry a partition's readers follow")
+        .argument("<dataset>")
+        .requiredOption("--region <region>")
+        .option("--date <date>", "logical date")
+        .option("--latest", "the latest promoted date")
+        .option("--history", "include earlier versions (the current manifest only)"),
+    ),
+  ).action((name: string, opts: Opts) =>
+    withDataset(name, opts, async (ds) => {
+      if (opts.snapshot || opts.asOf) {
+        const view = await viewOf(ds, opts);
+        const p = view.find(opts.region as string, which(opts));
+        printJson({ dataset: name, view: view.source, region: p.region, logical_date: p.date, entry: p.entry });
+        return;
+      }
+      const m = await ds.manifest(opts.region as string, which(opts));
+      const view = opts.history ? m : { ...m, history: `${m.history.length} earlier versions (--history to show)` };
+      printJson(view);
+    }),
+  );
+
+  selectionOptions(
+    viewOptions(
+      common(
+        program
+          .command("urls")
+          .description("artifact locations of current partitions, ready for DuckDB's read_parquet([...])")
+          .argument("<dataset>")
+          .option("--latest", "only the latest date of each region"),
+      ),
+    ),
+  ).action((name: string, opts: Opts) =>
+    withDataset(name, opts, async (ds) => {
+      const sel = { ...selectionOf(opts), latest: Boolean(opts.latest) };
+      const view = await viewOf(ds, opts);
+      const urls = view.urls(sel);
+      if (opts.json) printJson(urls);
+      else out(urls.map((u) => `${u}\n`).join(""));
+      reportProblems(view.problems);
+    }),
+  );
+
+  selectionOptions(
+    viewOptions(
+      common(
+        program
+          .command("read")
+          .description(
+            "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, every selected partition's rows",
+          )
+          .argument("<dataset>")
+          .option("--region <region>")
+          .option("--date <date>", "logical date")
+          .option("--latest", "the latest promoted date")
+          .option("--format <format>", "geojson | ndjson | parquet", "geojson")
+          .option("--out <file>", "write to a file instead of stdout"),
+      ),
+    ),
+  ).action((name: string, opts: Opts) =>
+    withDataset(name, opts, async (ds) => {
+      const format = opts.format ?? "geojson";
+      if (!["geojson", "ndjson", "parquet"].includes(format))
+        throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
+      if (format === "parquet" && !opts.out && process.stdout.isTTY)
+        throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
+      const sel = selectionOf(opts);
+      const many = sel !== undefined && !opts.date;
+      if (!many && !opts.region)
+        throw new UsageError("give --region with --date or --latest, or select with --bbox/--from/--to");
+      if (many && format === "parquet")
+        throw new UsageError(
+          "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
+        );
+      let payload: Uint8Array | string = "";
+      const tables: Table[] = [];
+      if (!many && !opts.snapshot && !opts.asOf) {
+        // One partition of the current view: straight through its manifest, whose own errors then speak.
+        const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
+        if (format === "parquet") payload = bytes;
+        else tables.push((await readGeoParquet(bytes, ds.store.locate(entry.artifact))).table);
+      } else {
+        const view = await viewOf(ds, opts);
+        const parts = many
+          ? view.select({ ...sel, region: opts.region, latest: Boolean(opts.latest) })
+          : [view.find(opts.region as string, which(opts))];
+        if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
+        else for (const p of parts) tables.push(await view.read(p));
+      }
+      if (format !== "parquet") {
+        const features = tables.flatMap(featuresOf);
+        payload =
+          format === "ndjson"
+            ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "")
+            : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
+      }
+      // The data as it is (never redacted: it is the user's data, not a message).
+      if (opts.out) await writeFile(opts.out, payload);
+      else process.stdout.write(payload);
+    }),
+  );
+}
+
+function featuresOf(table: Table): unknown[] {
+  const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
+  return Array.from({ length: table.numRows }, (_, i) => ({
+    type: "Feature",
+    properties: Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
+    geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
+  }));
+}
+
+function jsonValue(v: unknown): unknown {
+  return typeof v === "bigint" ? Number(v) : v;
+}

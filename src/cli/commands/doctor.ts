@@ -1,0 +1,38 @@
+import type { Command } from "commander";
+import { openStore } from "../../store/open.js";
+import { probeStore } from "../../store/probe.js";
+import { EXIT } from "../exit-codes.js";
+import { err, out, printJson, reportError } from "../output.js";
+
+export function registerDoctor(program: Command): void {
+  program
+    .command("doctor")
+    .description(
+      "prove that a store honours conditional writes (create-if-absent and compare-and-swap) on a scratch key",
+    )
+    .requiredOption(
+      "--store <url>",
+      "directory, file:///path, memory://name, s3://bucket/prefix or az://container/prefix",
+    )
+    .option("--json", "print one JSON report instead of lines")
+    .addHelpText("after", "\nExit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store unusable.")
+    .action(async (opts: { store: string; json?: boolean }) => {
+      const json = Boolean(opts.json);
+      try {
+        const store = openStore(opts.store);
+        try {
+          const report = await probeStore(store);
+          if (json) printJson(report);
+          else {
+            for (const c of report.checks) out(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`);
+            if (!report.ok) err(`georefresh: ${store.url} cannot be used for promotion (see FAIL above)\n`);
+          }
+          process.exitCode = report.ok ? EXIT.ok : report.checks[0]?.ok === false ? EXIT.store : EXIT.failed;
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        process.exitCode = reportError(error, json);
+      }
+    });
+}

@@ -1,0 +1,94 @@
+import type { Command } from "commander";
+import { openStore } from "../../store/open.js";
+import { finalize } from "../../orchestrate/finalize.js";
+import type { FinalizeSummary } from "../../orchestrate/finalize.js";
+import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { EXIT, storeExit } from "../exit-codes.js";
+import { out, printJson, reportError } from "../output.js";
+import { groupPlans } from "../plan-report.js";
+import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
+import type { WindowOptions } from "../window.js";
+
+interface FinalizeCliOptions extends CommonOptions, WindowOptions {
+  dataset: string;
+  concurrency: number;
+}
+
+const HELP = `
+Run it once after every shard of a backfill (Slurm --dependency=afterok, an Argo or Airflow fan-in step, a
+Kubernetes Job after the Indexed Job). It checks that every planned partition is current at the key a run would
+derive now, with its artifact present; only then does it retire regions that left the task's complete region list
+(a shard never does), and commits the dataset snapshot (docs/snapshots.md). It writes nothing else, and running
+it twice, or twice at once, ends the same.
+
+Exit codes: 0 complete (and retired what had to be); 1 incomplete: the partitions listed are missing or stale (run
+the backfill, or the shard, again); 2 usage; 3 the store cannot be used as set up; 75 the store was unreachable,
+run again later.`;
+
+function exitFor(summary: FinalizeSummary): number {
+  return storeExit(summary.incomplete) ?? (summary.incomplete.length ? EXIT.failed : EXIT.ok);
+}
+
+function describe(s: FinalizeSummary): string {
+  const n = (k: number) => `${k} partition${k === 1 ? "" : "s"}`;
+  if (s.incomplete.length) {
+    return (
+      [
+        `${s.dataset}: ${s.incomplete.length} of ${n(s.total)} not complete, nothing retired:`,
+        ...groupPlans(s.incomplete),
+      ].join("\n") + "\n"
+    );
+  }
+  const retired =
+    s.retirement === "applied" ? `; retired ${s.retired.length}` : `; no retirement: ${s.retirement.skipped}`;
+  const snap = "id" in s.snapshot ? `; snapshot ${s.snapshot.id}` : `; no snapshot: ${s.snapshot.skipped}`;
+  return `${s.dataset}: ${n(s.total)} complete${retired}${snap}\n`;
+}
+
+async function runFinalize(cli: FinalizeCliOptions): Promise<void> {
+  try {
+    const config = await openConfig(cli);
+    const { task, params } = datasetOf(config, cli.dataset);
+    const to = windowEnd(cli);
+    const from = windowStart({ ...cli, to }, task.cadence);
+    const store = openStore(config.store);
+    try {
+      const summary = await finalize({
+        store,
+        dataset: cli.dataset,
+        task,
+        versions: config.versions,
+        params,
+        from,
+        to,
+        regions: regionsOf(cli),
+        concurrency: cli.concurrency,
+      });
+      const code = exitFor(summary);
+      if (cli.json) printJson({ ok: code === EXIT.ok, ...summary });
+      else out(describe(summary));
+      process.exitCode = code;
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    process.exitCode = reportError(error, Boolean(cli.json));
+  }
+}
+
+export function registerFinalize(program: Command): void {
+  windowOptions(
+    program
+      .command("finalize")
+      .description("after all shards of a backfill: check that every planned partition is current, then retire regions")
+      .requiredOption("--dataset <name>", "dataset from the config"),
+    "only these regions, comma-separated (checks them; retires nothing)",
+  )
+    .option("--concurrency <n>", "partitions checked at once", wholeNumber(1), 16)
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print one JSON summary")
+    .addHelpText("after", HELP)
+    .action((opts: FinalizeCliOptions) => runFinalize(opts));
+}

@@ -1,0 +1,61 @@
+import { rename, writeFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { renderReport } from "../../report/html.js";
+import { reportModel } from "../../report/model.js";
+import { openStore } from "../../store/open.js";
+import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { EXIT } from "../exit-codes.js";
+import { err, printJson, reportError } from "../output.js";
+
+type Opts = CommonOptions & { html?: string };
+
+const HELP = `
+One HTML file with everything inline (no script, nothing fetched when opened): a grid of regions × logical dates
+coloured by state (current, overridden plausibility, retired, never built; hover for rows and promotion time), a
+rows and area trend per region, and a map of each region's latest current footprints with its bbox.
+
+Exit codes: 0 written; 1 written, but some manifests could not be read (listed in the report and on stderr);
+2 usage; 3 the store cannot be used; 75 the store was unreachable, run again later.`;
+
+export function registerReport(program: Command): void {
+  program
+    .command("report")
+    .description("write a self-contained HTML report of a dataset: status grid, trends, map")
+    .argument("<dataset>")
+    .requiredOption("--html <file>", "where to write the report")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print the counts as JSON")
+    .addHelpText("after", HELP)
+    .action(async (name: string, opts: Opts) => {
+      try {
+        if (!opts.html) throw new UsageError("give --html FILE");
+        const config = await openConfig(opts);
+        const { task } = datasetOf(config, name);
+        const store = openStore(config.store);
+        try {
+          const model = await reportModel(store, name, { cadence: task.cadence });
+          // Written aside and renamed: a reader never opens half a report.
+          const temp = `${opts.html}.tmp-${process.pid}`;
+          await writeFile(temp, renderReport(model));
+          await rename(temp, opts.html);
+          for (const p of model.problems) err(`georefresh: skipped ${p.key}: ${p.message}\n`);
+          if (opts.json)
+            printJson({
+              ok: !model.problems.length,
+              html: opts.html,
+              regions: model.regions.length,
+              dates: model.dates.length,
+              cells: model.cells.size,
+              problems: model.problems.length,
+            });
+          if (model.problems.length) process.exitCode = EXIT.failed;
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        process.exitCode = reportError(error, Boolean(opts.json));
+      }
+    });
+}

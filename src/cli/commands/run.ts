@@ -1,0 +1,328 @@
+import { availableParallelism } from "node:os";
+import type { Command } from "commander";
+import { openStore } from "../../store/open.js";
+import { backfill } from "../../orchestrate/backfill.js";
+import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../../orchestrate/lanes.js";
+import type { Shard } from "../../orchestrate/lanes.js";
+import { planBackfill } from "../../orchestrate/dry-run.js";
+import type { BackfillPlan } from "../../orchestrate/dry-run.js";
+import type { BackfillSummary } from "../../orchestrate/backfill.js";
+import { OUTCOME_EXIT } from "../../protocol/refresh.js";
+import type { Outcome, RefreshResult } from "../../protocol/refresh.js";
+import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { EXIT, storeExit } from "../exit-codes.js";
+import { err, out, printJson, reportError } from "../output.js";
+import { progressReporter } from "../progress.js";
+import { groupPlans } from "../plan-report.js";
+import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
+import type { WindowOptions } from "../window.js";
+
+interface BackfillCliOptions extends CommonOptions, WindowOptions {
+  dataset: string;
+  concurrency: number;
+  shard?: string;
+  shards?: number;
+  listShards?: number;
+  threads?: number;
+  maxMemory?: number;
+  workers?: number;
+  workerProcesses?: boolean;
+  overridePlausibility?: boolean;
+  /** Commander sets false for --no-snapshot. */
+  snapshot?: boolean;
+  dryRun?: boolean;
+}
+
+const OUTCOME_HELP = `
+Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
+nothing published) → 1; blocked (an upstream dataset's partition is not promoted yet; run its backfill first) → 75; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
+usage error → 2; the store cannot be used as set up (credentials refused, bucket missing, ignores conditional
+writes) → 3; the store was unreachable or kept failing, run again later → 75.
+A backfill exits with the worst code of its partitions (3 > 75 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
+finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.
+
+HTTP inputs never reach link-local or cloud metadata addresses, nor follow a redirect into another host's
+loopback or private range (allow yours: GEOREFRESH_ALLOW_HOSTS=host,10.0.0.0/8 or "inputs.allowHosts" in the
+config); one input may be at most GEOREFRESH_MAX_INPUT_BYTES (default 4GiB). Both refusals fail the partition (5).
+See docs/inputs.md.`;
+
+/** Worst exit code wins: store unusable > store unreachable or blocked > failed > superseded > invalid > ok. */
+function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
+  const store = storeExit(results);
+  if (store !== undefined) return store;
+  if (counts.blocked) return OUTCOME_EXIT.blocked;
+  if (counts.failed) return OUTCOME_EXIT.failed;
+  if (counts.superseded) return OUTCOME_EXIT.superseded;
+  if (counts.invalid) return OUTCOME_EXIT.invalid;
+  return EXIT.ok;
+}
+
+/**
+ * SIGINT/SIGTERM (Ctrl-C, Kubernetes stopping a pod): start no more partitions, let those in flight finish, report,
+ * exit 130/143. A second signal exits at once — as safe as kill -9, which the protocol is built for.
+ */
+function stopOnSignal(): { signal: AbortSignal; exitCode: number | undefined; dispose: () => void } {
+  const controller = new AbortController();
+  const state = {
+    signal: controller.signal,
+    exitCode: undefined as number | undefined,
+    dispose: () => undefined as void,
+  };
+  const handler = (sig: "SIGINT" | "SIGTERM") => {
+    if (controller.signal.aborted) process.exit(EXIT[sig]);
+    state.exitCode = EXIT[sig];
+    err(
+      `\n${sig}: finishing the partitions in flight and starting no more; send it again to stop at once (a re-run continues where this one stopped)\n`,
+    );
+    controller.abort();
+  };
+  const onInt = () => handler("SIGINT");
+  const onTerm = () => handler("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  state.dispose = () => {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  };
+  return state;
+}
+
+const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
+
+/** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
+function describePlan(dataset: string, planned: BackfillPlan): string {
+  const tally = Object.entries(planned.counts)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(", ");
+  return (
+    [
+      `${dataset}: ${partitions(planned.total)}, dry run (nothing written): ${tally || "none"}`,
+      ...groupPlans(planned.plans),
+    ].join("\n") + "\n"
+  );
+}
+
+/** `--shard i/n`, or `--shard auto` from the array job's environment; none for a whole run. */
+function shardOf(opts: BackfillCliOptions): Shard | undefined {
+  if (opts.shards !== undefined && opts.shard !== "auto")
+    throw new UsageError("--shards goes with --shard auto (with --shard i/n the count is n)");
+  if (opts.shard === undefined) return undefined;
+  return opts.shard === "auto" ? shardFromEnvironment(process.env, opts.shards) : parseShard(opts.shard);
+}
+
+/** `--list-shards N`: each shard's region lanes, for engines that map a task over a list (Airflow, Argo). */
+async function listShards(
+  opts: BackfillCliOptions & { from: string },
+  task: Parameters<typeof planLanes>[0]["task"],
+): Promise<void> {
+  const count = opts.listShards as number;
+  const lanes = await planLanes({
+    dataset: opts.dataset,
+    task,
+    from: opts.from,
+    to: opts.to,
+    regions: regionsOf(opts),
+  });
+  const shards = dealLanes(lanes, count).map((mine, index) => ({
+    shard: `${index}/${count}`,
+    index,
+    count,
+    regions: mine.map((l) => l.region),
+    partitions: mine.reduce((n, l) => n + l.dates.length, 0),
+  }));
+  if (opts.json) printJson(shards);
+  else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
+}
+
+async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<void> {
+  const json = Boolean(cli.json);
+  try {
+    const config = await openConfig(cli);
+    const { task, ref, params } = datasetOf(config, cli.dataset);
+    const to = windowEnd(cli);
+    const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
+    if (opts.listShards !== undefined) return await listShards(opts, task);
+    const shard = shardOf(opts);
+    const store = openStore(config.store);
+    const progress = progressReporter(json);
+    try {
+      if (opts.dryRun) {
+        const planned = await planBackfill({
+          store,
+          dataset: opts.dataset,
+          task,
+          versions: config.versions,
+          params,
+          from: opts.from,
+          to: opts.to,
+          regions: regionsOf(opts),
+          concurrency: opts.concurrency * 2,
+          shard,
+        });
+        const code =
+          storeExit(planned.plans) ??
+          (planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok);
+        if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
+        else out(describePlan(opts.dataset, planned));
+        process.exitCode = code;
+        return;
+      }
+      const stop = stopOnSignal();
+      const summary = await backfill({
+        store,
+        dataset: opts.dataset,
+        task,
+        versions: config.versions,
+        params,
+        from: opts.from,
+        to: opts.to,
+        regions: regionsOf(opts),
+        concurrency: opts.concurrency,
+        shard,
+        threads: opts.threads,
+        maxMemory: opts.maxMemory,
+        workers: single ? 0 : (opts.workers ?? availableParallelism()),
+        workerProcesses: Boolean(opts.workerProcesses),
+        taskRef: ref,
+        storeUrl: config.store,
+        overridePlausibility: opts.overridePlausibility,
+        snapshots: opts.snapshot !== false,
+        onResult: progress.onResult,
+        signal: stop.signal,
+      }).finally(() => {
+        stop.dispose();
+        progress.end();
+      });
+      const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
+      // The manifest entries results carry for the backfill's own use are not part of the report.
+      if (json)
+        printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
+      else if (!single || code !== EXIT.ok) {
+        const tally = Object.entries(summary.counts)
+          .filter(([, v]) => v > 0)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(", ");
+        const interrupted = !summary.notStarted
+          ? ""
+          : summary.stopped === "store"
+            ? code === EXIT.transient
+              ? `; stopped: the store is unreachable (see above), ${summary.notStarted} not started (run again later)`
+              : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
+            : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
+        const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
+        out(
+          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${snap}${interrupted}\n`,
+        );
+      }
+      if (!json && summary.snapshot && "skipped" in summary.snapshot && finishedAll(summary))
+        err(`georefresh: no snapshot committed: ${summary.snapshot.skipped}\n`);
+      process.exitCode = code;
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    process.exitCode = reportError(error, json);
+  }
+}
+
+export function registerRun(program: Command): void {
+  windowOptions(
+    program
+      .command("backfill")
+      .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
+      .requiredOption("--dataset <name>", "dataset from the config"),
+    "only these regions, comma-separated (no tombstoning then)",
+  )
+    .option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4)
+    .option(
+      "--shard <i/n|auto>",
+      "only shard i of n (0-based): whole region lanes dealt by the plan alone, for array jobs without a coordinator; auto takes i from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX",
+    )
+    .option(
+      "--shards <n>",
+      "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or GEOREFRESH_SHARDS)",
+      wholeNumber(1),
+    )
+    .option(
+      "--list-shards <n>",
+      "print how the plan splits into n shards (regions and partitions of each; --json for Airflow expand / Argo withParam) and exit",
+      wholeNumber(1),
+    )
+    .option(
+      "--workers <n>",
+      "worker threads that refresh whole partitions (default: one per core; 0 = this thread)",
+      wholeNumber(0),
+    )
+    .option(
+      "--worker-processes",
+      "run the --workers as child processes with --single-threaded-gc: faster on CPU-heavy tasks, and a task that crashes its process fails only its partition",
+    )
+    .option(
+      "--threads <n>",
+      "with --workers 0: threads for geometry validation and for encoding row groups (default: one per core)",
+      wholeNumber(0),
+    )
+    .option(
+      "--max-memory <size>",
+      "bytes each partition may buffer of its artifact beyond the task's rows, e.g. 256MiB (the default) or 2GiB; larger artifacts stage in a temp file (TMPDIR) and upload in parts. The bytes never depend on it",
+      byteSize("--max-memory"),
+    )
+    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .option(
+      "--no-snapshot",
+      "neither use the latest dataset snapshot to settle unchanged partitions nor commit one at the end (docs/snapshots.md)",
+    )
+    .option(
+      "--dry-run",
+      "write nothing: say which partitions a run would compute, reconcile or leave, and why (pins, inputs, code)",
+    )
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print one JSON summary")
+    .addHelpText(
+      "after",
+      `${OUTCOME_HELP}\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
+    )
+    .action((opts: BackfillCliOptions) => runBackfill(opts, false));
+
+  program
+    .command("run")
+    .description("refresh one partition (dataset, region, logical date)")
+    .requiredOption("--dataset <name>", "dataset from the config")
+    .requiredOption("--region <region>", "region")
+    .requiredOption("--date <date>", "logical date, YYYY-MM-DD")
+    .option(
+      "--max-memory <size>",
+      "bytes the partition may buffer of its artifact beyond the task's rows (default 256MiB); larger artifacts stage in a temp file and upload in parts",
+      byteSize("--max-memory"),
+    )
+    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .option("--dry-run", "write nothing: say whether a run would compute, reconcile or leave the partition, and why")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print one JSON summary")
+    .addHelpText("after", OUTCOME_HELP)
+    .action(
+      (
+        opts: CommonOptions & {
+          dataset: string;
+          region: string;
+          date: string;
+          overridePlausibility?: boolean;
+          maxMemory?: number;
+          dryRun?: boolean;
+        },
+      ) =>
+        runBackfill(
+          { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
+          true,
+        ),
+    );
+}
+
+/** Whether the run got as far as committing: a snapshot skipped for any other reason is worth a warning. */
+function finishedAll(s: BackfillSummary): boolean {
+  return !s.notStarted && s.counts.failed + s.counts.invalid === 0 && s.results.length === s.total;
+}

@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+import { writeStac } from "../../stac/publish.js";
+import { openStore } from "../../store/open.js";
+import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { out, printJson, reportError } from "../output.js";
+
+const HELP = `
+Writes stac/<dataset>/collection.json, one Item per current partition (items/), one per earlier version still
+in manifest history (versions/), and items.parquet (stac-geoparquet), all generated from the manifests. Objects
+already as they should be are not written again; Items of partitions no longer current are deleted. Run it after
+a backfill or finalize (backfill and finalize do not run it: it reads every manifest). The Collection's license,
+title and description come from the dataset's "catalog" in the config (license defaults to "other").
+
+Exit codes: 0 written; 1 a manifest could not be read (nothing was written); 2 usage; 3 the store cannot be used;
+75 the store was unreachable, run again later.`;
+
+export function registerStac(program: Command): void {
+  program
+    .command("stac")
+    .description("write the dataset's static STAC catalog (Collection, Items, stac-geoparquet) into the store")
+    .argument("<dataset>")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "print the counts as JSON")
+    .addHelpText("after", HELP)
+    .action(async (name: string, opts: CommonOptions) => {
+      try {
+        const config = await openConfig(opts);
+        const { task, catalog } = datasetOf(config, name);
+        const store = openStore(config.store);
+        try {
+          const summary = await writeStac(store, name, { cadence: task.cadence, ...catalog });
+          if (opts.json) printJson({ ok: true, ...summary });
+          else out(`${summary.collection}\n`);
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        process.exitCode = reportError(error, Boolean(opts.json));
+      }
+    });
+}

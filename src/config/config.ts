@@ -1,0 +1,250 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { FORMATS } from "../geoparquet/metadata.js";
+import type { GeoParquetFormat } from "../geoparquet/metadata.js";
+import { checkVersionsFile } from "../calendar/pins.js";
+import type { VersionsFile } from "../calendar/pins.js";
+import type { TaskDefinition } from "../task/task.js";
+import { loadTask } from "../task/task-ref.js";
+import type { TaskRef } from "../task/task-ref.js";
+import { GeorefreshError } from "../errors.js";
+import parseSpdx from "spdx-expression-parse";
+import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
+import { upstreamsOf } from "../inputs/dataset-input.js";
+import { AllowList } from "../inputs/address-policy.js";
+import { parseBytes } from "../protocol/memory-budget.js";
+
+/**
+ * georefresh.config.json:
+ * { "store": "./data", "versions": "./versions.json",
+ *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…},
+ *                 "catalog": { "license": "CC-BY-4.0", "title": "…", "description": "…" },
+ *                 "format": "geoparquet-1.1" | "geoparquet-2.0" } },
+ *   "inputs": { "allowHosts": ["mirror.internal", "10.0.0.0/8"], "maxBytes": "8GiB" } }
+ */
+export interface Config {
+  path: string;
+  store: string;
+  versions: VersionsFile;
+  datasets: Record<
+    string,
+    { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown>; catalog: CatalogConfig }
+  >;
+  /** Where HTTP inputs may connect beyond the defaults, and the cap on one input's bytes (docs/inputs.md). */
+  inputs: { allowHosts: string[]; maxBytes?: number };
+}
+
+/** What the STAC Collection says of a dataset (docs/stac.md); license defaults to "other". */
+export interface CatalogConfig {
+  license?: string;
+  title?: string;
+  description?: string;
+}
+
+export class ConfigError extends GeorefreshError {}
+
+async function readJson(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      `${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code}); pass --config or create it`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${what} ${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Built-in tasks: the record of tasks, and where that record can be imported from (for worker threads). */
+export interface Builtins {
+  tasks: Record<string, TaskDefinition>;
+  module: string;
+  export: string;
+}
+
+export async function loadConfig(path: string, builtins: Builtins, storeOverride?: string): Promise<Config> {
+  const full = resolve(path);
+  const base = dirname(full);
+  const doc = (await readJson(full, "config")) as {
+    store?: unknown;
+    versions?: unknown;
+    datasets?: unknown;
+    inputs?: unknown;
+  };
+  if (typeof doc.datasets !== "object" || doc.datasets === null)
+    throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
+  const store = storeOverride ?? (typeof doc.store === "string" ? doc.store : undefined);
+  if (!store)
+    throw new ConfigError(`${full}: "store" is missing (a directory, file://, memory://, s3:// or az:// URL)`);
+  const versions =
+    doc.versions === undefined
+      ? {}
+      : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
+  // No prototype: a dataset asked for as "constructor" or "toString" is simply not there.
+  const datasets: Config["datasets"] = Object.create(null) as Config["datasets"];
+  for (const name of Object.keys(doc.datasets as object)) {
+    if (!NAME.test(name))
+      throw new ConfigError(`${full}: dataset name ${nameShown(name)} is not allowed: use ${NAME_RULE}`);
+  }
+  for (const [name, raw] of Object.entries(
+    doc.datasets as Record<
+      string,
+      {
+        task?: string;
+        module?: string;
+        export?: string;
+        params?: Record<string, unknown>;
+        catalog?: CatalogConfig;
+        format?: unknown;
+      }
+    >,
+  )) {
+    let ref: TaskRef;
+    if (raw.task) {
+      if (typeof raw.task !== "string" || !Object.hasOwn(builtins.tasks, raw.task))
+        throw new ConfigError(
+          `${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`,
+        );
+      ref = { module: builtins.module, export: builtins.export, key: raw.task as string };
+    } else if (raw.module) {
+      ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };
+    } else throw new ConfigError(`${full}: dataset '${name}' needs "task" (built in) or "module" (your own)`);
+    if (raw.format !== undefined) {
+      if (!FORMATS.includes(raw.format as GeoParquetFormat))
+        throw new ConfigError(
+          `${full}: dataset '${name}': "format" must be one of ${FORMATS.map((f) => JSON.stringify(f)).join(", ")} (got ${JSON.stringify(raw.format)})`,
+        );
+      ref = { ...ref, format: raw.format as GeoParquetFormat };
+    }
+    let task: TaskDefinition;
+    try {
+      task = await loadTask(ref);
+    } catch (error) {
+      throw new ConfigError(`${full}: dataset '${name}': ${(error as Error).message}`);
+    }
+    datasets[name] = {
+      task,
+      ref,
+      params: raw.params ?? {},
+      catalog: catalogOf(raw.catalog, `${full}: dataset '${name}'`),
+    };
+  }
+  checkDatasets(datasets, versions, full, doc.versions === undefined ? undefined : resolve(base, String(doc.versions)));
+  const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
+  return { path: full, store: storeUrl, versions, datasets, inputs: inputsOf(doc.inputs, full) };
+}
+
+function catalogOf(raw: unknown, where: string): CatalogConfig {
+  if (raw === undefined) return {};
+  if (typeof raw !== "object" || raw === null) throw new ConfigError(`${where}: "catalog" must be an object`);
+  const out: CatalogConfig = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (!["license", "title", "description"].includes(k))
+      throw new ConfigError(`${where}: "catalog" has an unknown field "${k}" (license, title, description)`);
+    if (typeof v !== "string" || !v) throw new ConfigError(`${where}: "catalog.${k}" must be a non-empty string`);
+    if (k === "license" && !isLicense(v))
+      throw new ConfigError(
+        `${where}: "catalog.license" ${JSON.stringify(v)} is not an SPDX license id or expression (e.g. "CC-BY-4.0", "ODbL-1.0", "MIT OR Apache-2.0"), nor "other"; STAC requires one (https://spdx.org/licenses/)`,
+      );
+    out[k as keyof CatalogConfig] = v;
+  }
+  return out;
+}
+
+/** STAC 1.1: an SPDX license identifier or expression, or "other". */
+function isLicense(text: string): boolean {
+  if (text === "other") return true;
+  try {
+    parseSpdx(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What would otherwise fail every partition of a backfill, one by one and with an exit code engines retry: a pin
+ * the versions file lacks, an upstream dataset the config does not name, and datasets that read each other's
+ * partitions in a cycle (each would wait for the other forever, exit 75 on every try).
+ */
+function checkDatasets(
+  datasets: Config["datasets"],
+  versions: VersionsFile,
+  where: string,
+  versionsPath: string | undefined,
+): void {
+  const sameDateUpstreams = new Map<string, string[]>();
+  for (const [name, { task }] of Object.entries(datasets)) {
+    const missing = (task.pins ?? []).filter((pin) => !Object.hasOwn(versions, pin));
+    if (missing.length)
+      throw new ConfigError(
+        `${where}: dataset '${name}' (task ${task.name}) needs pin${missing.length > 1 ? "s" : ""} ${missing.map((p) => `'${p}'`).join(", ")}, which ${versionsPath ? `the versions file ${versionsPath} does not have` : 'need a versions file ("versions": "./versions.json")'}: add each with its [{ "from": "YYYY-MM-DD", "value": "…" }] history`,
+      );
+    const badRegion = Array.isArray(task.regions) ? task.regions.find((r) => !NAME.test(r)) : undefined;
+    if (badRegion !== undefined)
+      throw new ConfigError(
+        `${where}: dataset '${name}' (task ${task.name}) has a region named ${nameShown(badRegion)}, which is not allowed: use ${NAME_RULE}`,
+      );
+    const upstreams = upstreamsOf(task, name);
+    for (const u of upstreams)
+      if (!Object.hasOwn(datasets, u.dataset))
+        throw new ConfigError(
+          `${where}: dataset '${name}' reads dataset:${u.dataset}, which this config does not name (datasets: ${Object.keys(datasets).join(", ")}); add it, or fix the input's name`,
+        );
+    sameDateUpstreams.set(
+      name,
+      upstreams.filter((u) => u.samePartition).map((u) => u.dataset),
+    );
+  }
+  // A dataset reading its own partition, or a ring of datasets each reading the next's same partition.
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string, path: string[]): void => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "visiting") {
+      const ring = [...path.slice(path.indexOf(name)), name];
+      throw new ConfigError(
+        `${where}: datasets read each other's partitions in a cycle (${ring.join(" → ")}): none of them could ever run. Remove one of these dataset: inputs`,
+      );
+    }
+    state.set(name, "visiting");
+    for (const next of sameDateUpstreams.get(name) ?? []) visit(next, [...path, name]);
+    state.set(name, "done");
+  };
+  for (const name of [...sameDateUpstreams.keys()].sort()) visit(name, []);
+}
+
+function inputsOf(raw: unknown, where: string): Config["inputs"] {
+  if (raw === undefined) return { allowHosts: [] };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new ConfigError(`${where}: "inputs" must be an object ({ "allowHosts": [...], "maxBytes": "8GiB" })`);
+  const out: Config["inputs"] = { allowHosts: [] };
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === "allowHosts") {
+      if (!Array.isArray(v) || v.some((h) => typeof h !== "string"))
+        throw new ConfigError(
+          `${where}: "inputs.allowHosts" must be a list of host names, *.suffixes, addresses or CIDR ranges`,
+        );
+      try {
+        new AllowList(v as string[], `${where}: "inputs.allowHosts"`);
+      } catch (error) {
+        throw new ConfigError((error as Error).message);
+      }
+      out.allowHosts = v as string[];
+    } else if (k === "maxBytes") {
+      try {
+        out.maxBytes =
+          typeof v === "number" && Number.isSafeInteger(v) && v > 0
+            ? v
+            : parseBytes(String(v), `${where}: "inputs.maxBytes"`);
+      } catch (error) {
+        throw new ConfigError((error as Error).message);
+      }
+    } else throw new ConfigError(`${where}: "inputs" has an unknown field "${k}" (allowHosts, maxBytes)`);
+  }
+  return out;
+}

@@ -1,0 +1,83 @@
+/**
+ * A worker that refreshes whole partitions (compute, encoding, compression, validation), so a backfill keeps
+ * every core busy: a worker thread, or a child process (`--worker-processes`) talking over IPC. Loads the task
+ * from its TaskRef and opens the store from its URL, once per worker.
+ */
+import { parentPort } from "node:worker_threads";
+import { GeometryValidator } from "../geo/validity.js";
+import type { KnownManifest } from "../manifest/checks.js";
+import { openStore } from "../store/open.js";
+import type { ObjectStore } from "../store/types.js";
+import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
+import type { VersionsFile } from "../calendar/pins.js";
+import { refreshPartition } from "../protocol/refresh.js";
+import type { ManifestAtStart } from "../protocol/refresh.js";
+import type { Partition, TaskDefinition } from "../task/task.js";
+import { loadTask } from "../task/task-ref.js";
+import type { TaskRef } from "../task/task-ref.js";
+
+export interface PartitionJob {
+  taskRef: TaskRef;
+  storeUrl: string;
+  partition: Partition;
+  versions: VersionsFile;
+  params: Record<string, unknown>;
+  overridePlausibility: boolean;
+  maxMemory?: number;
+  /** Manifests the backfill already knows for this region (see backfill.ts), as [key, known] pairs. */
+  knownManifests?: [string, KnownManifest][];
+  /** Remote inputs the dispatcher downloaded, by URI: the worker reads their verified copies. */
+  prepared?: [string, PreparedInput][];
+  /** The manifest as the dispatcher found it (null: none); absent when it could not tell. */
+  start?: ManifestAtStart | null;
+}
+
+const tasks = new Map<string, Promise<TaskDefinition>>();
+const stores = new Map<string, ObjectStore>();
+const inputCache = new Map<string, Promise<ResolvedInput>>();
+const validator = new GeometryValidator({ threads: 0 });
+
+type Message = { id: number; job: PartitionJob } | { stop: true };
+/** Set by the backfill's stop request (SIGINT/SIGTERM): partitions in flight end their waits on other runs. */
+const stop = new AbortController();
+const channel = parentPort
+  ? {
+      onJob: (f: (m: Message) => void) => parentPort?.on("message", f),
+      answer: (m: object) => parentPort?.postMessage(m),
+    }
+  : { onJob: (f: (m: Message) => void) => process.on("message", f), answer: (m: object) => process.send?.(m) };
+// A worker process whose backfill is gone (killed, crashed) stops too, instead of computing for nobody.
+if (!parentPort) process.on("disconnect", () => process.exit(0));
+
+channel.onJob(async (msg) => {
+  if ("stop" in msg) return void stop.abort();
+  try {
+    const { job } = msg;
+    const refKey = JSON.stringify(job.taskRef);
+    if (!tasks.has(refKey)) tasks.set(refKey, loadTask(job.taskRef));
+    let store = stores.get(job.storeUrl);
+    if (!store) stores.set(job.storeUrl, (store = openStore(job.storeUrl)));
+    const result = await refreshPartition(
+      {
+        store,
+        task: await (tasks.get(refKey) as Promise<TaskDefinition>),
+        partition: job.partition,
+        versions: job.versions,
+        params: job.params,
+        overridePlausibility: job.overridePlausibility,
+        maxMemory: job.maxMemory,
+        validator,
+        signal: stop.signal,
+      },
+      {
+        inputCache,
+        knownManifests: new Map(job.knownManifests ?? []),
+        start: job.start,
+        prepared: new Map(job.prepared ?? []),
+      },
+    );
+    channel.answer({ id: msg.id, result });
+  } catch (error) {
+    channel.answer({ id: msg.id, error: error instanceof Error ? error.message : String(error) });
+  }
+});

@@ -1,0 +1,143 @@
+import { writeGeoParquetTo } from "../geoparquet/write.js";
+import { crsFromCode } from "../geo/crs.js";
+import { tempKey } from "../manifest/layout.js";
+import { NotFoundError } from "../store/errors.js";
+import type { ObjectStore } from "../store/types.js";
+import type { RangeSource } from "./artifact.js";
+import { ComputeOutputError, tableFromCompute } from "../task/compute-output.js";
+import { memoized } from "./memo.js";
+import { RefreshError } from "./refresh-types.js";
+import type { RefreshOptions } from "./refresh-types.js";
+import type { RunPlan } from "./run-plan.js";
+import { memoryBudget } from "./memory-budget.js";
+import type { MemoryBudget } from "./memory-budget.js";
+import { StagedArtifact } from "./staging.js";
+
+/** The artifact on its way to publication (docs/large-partitions.md). */
+export interface Produced {
+  /** The bytes publish puts: written by the writer, or copied from the existing artifact. */
+  staged: StagedArtifact;
+  /** Where verify reads the bytes back from: the temp key this run wrote, or the copy of the existing artifact. */
+  source: RangeSource;
+  /** The key's artifact was already stored (a run crashed after publishing): compute was skipped. */
+  reused: boolean;
+  /** Where the bytes are read back from, as the store names it. */
+  where: string;
+  budget: MemoryBudget;
+}
+
+/**
+ * An object read by byte ranges; its size is given or comes from one ranged read. One no larger than `whole`
+ * is fetched in one GET and its ranges served from that, so a small artifact costs what it did before ranges.
+ */
+export async function storeSource(
+  store: ObjectStore,
+  key: string,
+  whole: number,
+  known?: number,
+): Promise<RangeSource> {
+  let all: Uint8Array | undefined;
+  let size = known;
+  if (size === undefined) {
+    const first = await store.get(key, { range: { offset: 0, length: 0 } });
+    size = first.meta.size;
+  }
+  const read = async (offset: number, length: number) => {
+    if (size !== undefined && size <= whole) {
+      all ??= (await store.get(key)).body;
+      return all.subarray(offset, offset + length);
+    }
+    return (await store.get(key, { range: { offset, length } })).body;
+  };
+  return { size, read };
+}
+
+/**
+ * The stored artifact of this key, copied into a staged artifact by ranges (what verify then checks, and what
+ * publish puts back should gc delete it meanwhile); undefined when there is none, or when gc deleted it before
+ * the copy was done (the run then computes it, as if it had never been there).
+ */
+async function stageExisting(
+  store: ObjectStore,
+  key: string,
+  budget: MemoryBudget,
+  stage: () => StagedArtifact,
+): Promise<StagedArtifact | undefined> {
+  const notFound = (e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e));
+  const source = await storeSource(store, key, budget.partBytes).catch(notFound);
+  if (!source) return undefined;
+  const staged = stage();
+  try {
+    for (let at = 0; at < source.size; at += budget.partBytes)
+      await staged.write(await source.read(at, Math.min(budget.partBytes, source.size - at)));
+    return staged.end();
+  } catch (error) {
+    await staged.dispose();
+    return notFound(error);
+  }
+}
+
+/**
+ * Step 4 of docs/protocol.md: reuse the stored artifact of this key, or compute, encode (streamed into a staged
+ * artifact: memory up to half the memory setting, a temp file beyond) and write it aside under `_tmp/`, where
+ * verify reads it back by ranges (validation judges what the store holds). `onTemp` learns the temp key before
+ * anything can fail, so the caller's cleanup always removes it; `onStaged` the staged bytes, likewise.
+ */
+export async function produce(
+  opts: RefreshOptions,
+  plan: RunPlan,
+  runId: string,
+  onTemp: (key: string) => void,
+  onStaged: (staged: StagedArtifact) => void,
+): Promise<Produced> {
+  const { store, task, partition } = opts;
+  const budget = memoryBudget(opts.maxMemory);
+  const stage = () => {
+    const staged = new StagedArtifact(budget.stageInMemory, budget.partBytes);
+    onStaged(staged);
+    return staged;
+  };
+  const reused = await stageExisting(store, plan.aKey, budget, stage);
+  if (reused) return { staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget };
+  const declared = (name: string) => {
+    const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
+    if (!input)
+      throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
+    return input;
+  };
+  const ctx = {
+    partition,
+    pins: plan.pins,
+    params: plan.params,
+    memo: <T>(name: string, request: unknown, call: () => Promise<T>) =>
+      memoized(store, task.name, name, request, call, { signal: opts.signal }),
+    input: async (name: string) => declared(name).read(),
+    inputPath: async (name: string) => declared(name).path(),
+  };
+  const { table, stats } = await tableFromCompute(task.compute(ctx), {
+    columns: task.columns,
+    from: crsFromCode(task.crs),
+    to: plan.storage,
+  }).catch((error: unknown) => {
+    if (error instanceof ComputeOutputError)
+      throw new RefreshError(
+        `${task.name} for ${partition.region} ${partition.date}: ${error.message}; nothing was published`,
+        "invalid",
+      );
+    throw error;
+  });
+  const staged = stage();
+  await writeGeoParquetTo(table, staged, {
+    crs: plan.storage,
+    idColumn: task.idColumn,
+    stats,
+    format: task.format,
+    threads: opts.encodeThreads,
+  });
+  staged.end();
+  const temp = tempKey(partition, runId, plan.key);
+  onTemp(temp);
+  await store.put(temp, staged, { mode: "create", partBytes: budget.partBytes });
+  const source = await storeSource(store, temp, budget.partBytes, staged.size);
+  return { staged, source, reused: false, where: store.locate(temp), budget };
+}

@@ -1,0 +1,54 @@
+import { outboxId } from "../manifest/outbox.js";
+import type { OutboxEvent } from "../manifest/outbox.js";
+import type { ManifestEntry } from "../manifest/types.js";
+import { redact } from "../store/secrets.js";
+import type { RefreshOptions } from "./refresh-types.js";
+import type { RunPlan } from "./run-plan.js";
+import type { Verified } from "./verify.js";
+import { warnHivePartitionColumns } from "../task/task.js";
+
+/** The manifest entry and the outbox event a verified artifact is published with (steps 6–7 of docs/protocol.md). */
+export function recordOf(
+  opts: RefreshOptions,
+  plan: RunPlan,
+  { facts, plausibility }: Verified,
+  runId: string,
+): { entry: ManifestEntry; event: OutboxEvent } {
+  const { store, task, partition } = opts;
+  warnHivePartitionColumns(
+    task.name,
+    facts.columns.map((c) => c.name),
+  );
+  const entry: ManifestEntry = {
+    key: plan.key,
+    artifact: plan.aKey,
+    sha256: facts.sha256,
+    bytes: facts.bytes,
+    rows: facts.rows,
+    bbox: facts.bbox,
+    crs: facts.crs,
+    geometry_types: facts.geometryTypes,
+    columns: facts.columns,
+    area_m2: facts.areaM2,
+    pins: plan.pins,
+    inputs: Object.fromEntries(
+      Object.entries(plan.inputs).map(([n, i]) => [n, { uri: redact(i.uri), identity: i.identity }]),
+    ),
+    code_version: `${task.name}@${task.version}`,
+    run_id: runId,
+    logical_date: partition.date,
+    promoted_at: new Date().toISOString(),
+    plausibility,
+  };
+  const event: OutboxEvent = {
+    id: outboxId(partition.dataset, partition.region, partition.date, facts.sha256),
+    dataset: partition.dataset,
+    region: partition.region,
+    logical_date: partition.date,
+    artifact: store.locate(plan.aKey),
+    sha256: facts.sha256,
+    rows: facts.rows,
+    previous_sha256: plan.start?.manifest.current?.sha256 ?? null,
+  };
+  return { entry, event };
+}

@@ -1,0 +1,105 @@
+import type { GeometryValidator } from "../geo/validity.js";
+import type { KnownManifest } from "../manifest/checks.js";
+import type { Partition } from "../manifest/layout.js";
+import type { Manifest, ManifestEntry } from "../manifest/types.js";
+import type { ObjectStore } from "../store/types.js";
+import type { ArtifactIndex } from "./artifact-index.js";
+import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
+import type { VersionsFile } from "../calendar/pins.js";
+import type { ProvenCurrent } from "../manifest/snapshot-commit.js";
+import type { TaskDefinition } from "../task/task.js";
+import { GeorefreshError } from "../errors.js";
+
+/**
+ * - promoted: computed, validated, published, and the manifest now points at it
+ * - reconciled: the artifact already existed (work skipped); the manifest was pointed at it
+ * - unchanged: the manifest already pointed at this key and these bytes; nothing was written
+ * - superseded: another run promoted first; this run changed nothing
+ * - invalid: validation or plausibility refused the result; nothing was published
+ * - blocked: an upstream dataset's partition it reads is not promoted yet; nothing was written (exit 75: later)
+ * - failed: anything else went wrong; nothing half-done is visible
+ */
+export type Outcome = "promoted" | "reconciled" | "unchanged" | "superseded" | "invalid" | "blocked" | "failed";
+
+/** Exit code per outcome (README "Exit codes"). */
+export const OUTCOME_EXIT: Record<Outcome, number> = {
+  promoted: 0,
+  reconciled: 0,
+  unchanged: 0,
+  superseded: 4,
+  invalid: 1,
+  blocked: 75,
+  failed: 5,
+};
+
+/** A partition's manifest as a run found it at start, and its version: the only one the promotion may replace. */
+export type ManifestAtStart = { manifest: Manifest; version: string };
+
+export interface RefreshResult {
+  partition: Partition;
+  outcome: Outcome;
+  runId: string;
+  key?: string;
+  sha256?: string;
+  rows?: number;
+  message: string;
+  /** Set when a `failed` outcome came from the store itself (unreachable, credentials, bucket, capability). */
+  storeProblem?: true;
+  /** With storeProblem: the store was unreachable or kept failing; running again later may succeed (exit 75). */
+  transient?: true;
+  /** The partition's manifest as this run left or found it (promoted, reconciled, unchanged). */
+  manifest?: { key: string; version: string; current: ManifestEntry };
+}
+
+/** What a caller of refreshPartition says. */
+export interface RefreshOptions {
+  store: ObjectStore;
+  task: TaskDefinition;
+  partition: Partition;
+  versions: VersionsFile;
+  params?: Record<string, unknown>;
+  validator?: GeometryValidator;
+  /** Threads that encode the artifact's row groups (this one plus workers; default 1). Bytes do not depend on it. */
+  encodeThreads?: number;
+  /**
+   * Bytes georefresh may buffer of the artifact beyond compute's rows (memory-budget.ts; default 256 MiB); the
+   * artifact's bytes never depend on it.
+   */
+  maxMemory?: number;
+  /** Promote even when plausibility objects; recorded in the manifest entry. */
+  overridePlausibility?: boolean;
+  runId?: string;
+  /** A stop request (SIGINT/SIGTERM): ends waits on other runs (a memo claim), never a write in progress. */
+  signal?: AbortSignal;
+}
+
+/** What a backfill shares between the partitions of one run: internals, never part of the public options. */
+export interface RunContext {
+  /** Input identities shared by the partitions of one run, so each input is identified once, at run start. */
+  inputCache?: Map<string, Promise<ResolvedInput>>;
+  /** A backfill's listing of the artifacts it may find (S3), so settled partitions skip their HEAD. */
+  artifactIndex?: ArtifactIndex;
+  /** Manifests the run already knows by version, so the plausibility history need not fetch them again. */
+  knownManifests?: ReadonlyMap<string, KnownManifest>;
+  /**
+   * The partition's manifest as a dispatcher read it when this partition's run started (null: there was none),
+   * so the run need not read it again; it is still the only version the promotion may replace.
+   */
+  start?: ManifestAtStart | null;
+  /** Remote inputs the dispatcher already identified and downloaded, by URI: read from their copies. */
+  prepared?: ReadonlyMap<string, PreparedInput>;
+  /** Manifests the latest snapshot and a listing prove unchanged, by manifest key (snapshot.ts: provenCurrents). */
+  proven?: ReadonlyMap<string, ProvenCurrent>;
+}
+
+export class RefreshError extends GeorefreshError {
+  constructor(
+    message: string,
+    readonly outcome: "invalid" | "failed",
+    readonly storeProblem = false,
+    readonly transient = false,
+  ) {
+    super(message);
+    this.name = "RefreshError";
+  }
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { GeometryValidator } from "../geo/validity.js";
+import { isStoreTransient, isStoreUnusable } from "../store/errors.js";
+import { probeStore } from "../store/probe.js";
+import type { ObjectStore } from "../store/types.js";
+import { UpstreamMissingError } from "../inputs/dataset-input.js";
+import { produce } from "./produce.js";
+import type { StagedArtifact } from "./staging.js";
+import { publishAndPromote } from "./publish.js";
+import { recordOf } from "./record.js";
+import { RefreshError } from "./refresh-types.js";
+import type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
+import { planRun } from "./run-plan.js";
+import type { ManifestAtStart, RunPlan } from "./run-plan.js";
+import { verify } from "./verify.js";
+
+export { OUTCOME_EXIT, RefreshError } from "./refresh-types.js";
+export type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
+export type { ManifestAtStart, RunPlan } from "./run-plan.js";
+export { planRun } from "./run-plan.js";
+
+type Result = (outcome: Outcome, message: string, extra?: Partial<RefreshResult>) => RefreshResult;
+
+/** Stores that passed the capability probe in this process. */
+const probed = new Map<string, Promise<void>>();
+
+/** Before writing anything: a store that ignores conditional writes must not receive a single artifact. */
+async function ensureProbed(store: ObjectStore): Promise<void> {
+  let p = probed.get(store.url);
+  if (!p) {
+    p = probeStore(store).then((report) => {
+      if (!report.ok) {
+        const failed = report.checks.find((c) => !c.ok);
+        throw new RefreshError(
+          `refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`,
+          "failed",
+          true,
+          failed?.code === "Unavailable",
+        );
+      }
+    });
+    probed.set(store.url, p);
+    p.catch(() => probed.delete(store.url));
+  }
+  return p;
+}
+
+/** Whether the planned artifact is stored: from the backfill's listing where it has one, else asked directly. */
+export function artifactExists(opts: RefreshOptions, run: RunContext, aKey: string): Promise<boolean> {
+  return run.artifactIndex ? run.artifactIndex.exists(opts.partition, aKey) : opts.store.exists(aKey);
+}
+
+/**
+ * Step 3, settle: when the manifest already names this key, one GET (manifest) and one existence check (artifact)
+ * settle the partition. Undefined when there is work to do.
+ */
+async function settle(
+  opts: RefreshOptions,
+  run: RunContext,
+  plan: RunPlan,
+  result: Result,
+): Promise<RefreshResult | undefined> {
+  const current = plan.start?.manifest.current;
+  if (current?.key !== plan.key && !plan.proven) return undefined;
+  if (!(await artifactExists(opts, run, plan.aKey))) {
+    throw new RefreshError(
+      `${opts.store.locate(plan.mKey)} points at ${opts.store.locate(plan.aKey)}, which is missing; nothing was changed. Restore the artifact, or delete the manifest to rebuild the partition`,
+      "failed",
+    );
+  }
+  if (!current) {
+    const { sha256, rows } = plan.proven as NonNullable<RunPlan["proven"]>;
+    return result("unchanged", `already current (by the latest snapshot): ${plan.aKey}`, {
+      key: plan.key,
+      sha256,
+      rows,
+    });
+  }
+  const manifest = { key: plan.mKey, version: (plan.start as ManifestAtStart).version, current };
+  return result("unchanged", `already current: ${plan.aKey}`, {
+    key: plan.key,
+    sha256: current.sha256,
+    rows: current.rows,
+    manifest,
+  });
+}
+
+/**
+ * The cheap first half of a refresh, for a dispatcher: `settled` when nothing needs doing; otherwise the manifest
+ * as found (null when absent) to hand to the run that does the work. Empty on any error: the full refresh then
+ * reports it properly.
+ */
+export async function quickCheck(
+  opts: RefreshOptions,
+  run: RunContext = {},
+): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null; inputs?: RunPlan["inputs"] }> {
+  const runId = opts.runId ?? randomUUID();
+  try {
+    const plan = await planRun(opts, run);
+    const settled = await settle(opts, run, plan, (outcome, message, extra) => ({
+      partition: opts.partition,
+      outcome,
+      runId,
+      message,
+      ...extra,
+    }));
+    return settled ? { settled } : { start: plan.start ?? null, inputs: plan.inputs };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The protocol of docs/protocol.md for one partition, as its stages: plan → settle → produce (compute or reuse) →
+ * verify → publish and promote → clean up. Never throws for task or store problems: the outcome says.
+ */
+export async function refreshPartition(opts: RefreshOptions, run: RunContext = {}): Promise<RefreshResult> {
+  const runId = opts.runId ?? randomUUID();
+  const { store, partition } = opts;
+  const result: Result = (outcome, message, extra = {}) => ({ partition, outcome, runId, message, ...extra });
+  const validator = opts.validator ?? new GeometryValidator({ threads: 0 });
+  let temp: string | undefined;
+  let staged: StagedArtifact | undefined;
+  try {
+    const plan = await planRun(opts, run);
+    const settled = await settle(opts, run, plan, result);
+    if (settled) return settled;
+    await ensureProbed(store);
+    const produced = await produce(
+      opts,
+      plan,
+      runId,
+      (key) => (temp = key),
+      (s) => (staged = s),
+    );
+    const verified = await verify(opts, run, plan, produced, validator);
+    const { entry, event } = recordOf(opts, plan, verified, runId);
+    const { outcome: promoted, base } = await publishAndPromote(store, {
+      partition,
+      mKey: plan.mKey,
+      aKey: plan.aKey,
+      start: plan.start,
+      entry,
+      event,
+      body: produced.staged,
+      partBytes: produced.budget.partBytes,
+      published: produced.reused,
+    });
+    const extra = { key: plan.key, sha256: entry.sha256, rows: entry.rows };
+    if (promoted.outcome === "unchanged") {
+      const manifest = {
+        key: plan.mKey,
+        version: promoted.version ?? (base as { version: string }).version,
+        current: promoted.current,
+      };
+      return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, {
+        ...extra,
+        manifest,
+      });
+    }
+    if (promoted.outcome === "superseded")
+      return result(
+        "superseded",
+        `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`,
+        extra,
+      );
+    const manifest = { key: plan.mKey, version: promoted.version, current: entry };
+    return result(
+      produced.reused ? "reconciled" : "promoted",
+      `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows)`,
+      { ...extra, manifest },
+    );
+  } catch (error) {
+    return failure(error, result);
+  } finally {
+    // Clean up: the temp key (gc removes any a crash left behind), and a validator this run started.
+    if (temp) await store.delete(temp).catch(() => undefined);
+    await staged?.dispose();
+    if (opts.validator === undefined) await validator.close();
+  }
+}
+
+/** A partition that failed before its run started (a dispatcher's download of its inputs), as its outcome. */
+export function failedBeforeRun(partition: RefreshResult["partition"], runId: string, error: unknown): RefreshResult {
+  return failure(error, (outcome, message, extra = {}) => ({ partition, outcome, runId, message, ...extra }));
+}
+
+/** Every failure as an outcome; typed input, pin, name and store errors carry their own "what and where". */
+function failure(error: unknown, result: Result): RefreshResult {
+  if (error instanceof RefreshError)
+    return result(
+      error.outcome,
+      error.message,
+      error.storeProblem ? { storeProblem: true, ...(error.transient ? { transient: true } : {}) } : {},
+    );
+  if (error instanceof UpstreamMissingError) return result("blocked", error.message);
+  const storeProblem = isStoreUnusable(error);
+  return result(
+    "failed",
+    error instanceof Error ? error.message : String(error),
+    storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {},
+  );
+}

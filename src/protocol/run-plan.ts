@@ -1,0 +1,84 @@
+import { crsFromCode } from "../geo/crs.js";
+import { DEFAULT_FORMAT, FORMAT_VERSION } from "../geoparquet/metadata.js";
+import { WRITER_ID } from "../geoparquet/write.js";
+import { readManifest } from "../manifest/codec.js";
+import { artifactKey, checkPartition, manifestKey } from "../manifest/layout.js";
+import type { Partition } from "../manifest/layout.js";
+import type { ObjectStore } from "../store/types.js";
+import { concreteDatasetInput, isDatasetInput } from "../inputs/dataset-input.js";
+import { fingerprint } from "./fingerprint.js";
+import { keyedIdentity, resolveInput } from "../inputs/resolve.js";
+import type { ResolvedInput } from "../inputs/identity.js";
+import { resolvePins } from "../calendar/pins.js";
+import type { ManifestAtStart, RefreshOptions, RunContext } from "./refresh-types.js";
+
+export type { ManifestAtStart } from "./refresh-types.js";
+import type { ProvenCurrent } from "../manifest/snapshot-commit.js";
+
+/** Steps 1–2 of docs/protocol.md and the manifest as found at run start: all a run decides from before any work. */
+export interface RunPlan {
+  storage: ReturnType<typeof crsFromCode>;
+  params: Record<string, unknown>;
+  pins: Record<string, string>;
+  inputs: Record<string, ResolvedInput>;
+  /** The artifact's content-addressed key. */
+  key: string;
+  mKey: string;
+  aKey: string;
+  /** The only manifest version this run may replace (undefined: there was none, or `proven` settles the run). */
+  start: ManifestAtStart | undefined;
+  /** Set when a snapshot and a listing prove the manifest already names `key`: the run settles without a GET. */
+  proven?: ProvenCurrent;
+}
+
+export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promise<RunPlan> {
+  const { store, task, partition } = opts;
+  checkPartition(partition);
+  const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
+  const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
+  // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
+  const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
+  const inputs = await resolveInputs(store, task, partition, run);
+  // 2. Fingerprint.
+  const key = fingerprint({
+    task: { name: task.name, version: task.version },
+    partition,
+    params,
+    inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, keyedIdentity(i)])),
+    pins,
+    writer: {
+      id: WRITER_ID,
+      format: `geoparquet-${FORMAT_VERSION[task.format ?? DEFAULT_FORMAT]}`,
+      storageCrs: storage.id,
+    },
+  });
+  const mKey = manifestKey(partition);
+  const aKey = artifactKey(partition, key);
+  const proven = run.proven?.get(mKey);
+  if (proven?.key === key) return { storage, params, pins, inputs, key, mKey, aKey, start: undefined, proven };
+  // The manifest version captured here (or by the dispatcher, moments ago) is the only one this run may replace.
+  const start = run.start !== undefined ? (run.start ?? undefined) : await readManifest(store, mKey);
+  return { storage, params, pins, inputs, key, mKey, aKey, start };
+}
+
+async function resolveInputs(
+  store: ObjectStore,
+  task: RefreshOptions["task"],
+  partition: Partition,
+  run: RunContext,
+): Promise<Record<string, ResolvedInput>> {
+  const cache = run.inputCache;
+  const entries = await Promise.all(
+    Object.entries(task.inputs(partition)).map(async ([name, named]) => {
+      // `dataset:<name>` means this partition's region and date: made explicit, it is also the cache key.
+      const uri = isDatasetInput(named) ? concreteDatasetInput(named, partition) : named;
+      let resolved = cache?.get(uri);
+      if (!resolved) {
+        resolved = resolveInput(uri, { store, allowHosts: task.allowHosts, prepared: run.prepared?.get(uri) });
+        cache?.set(uri, resolved);
+      }
+      return [name, await resolved] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
