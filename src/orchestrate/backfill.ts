@@ -7,14 +7,20 @@ import { ArtifactIndex } from "../protocol/artifact-index.js";
 import type { TaskRef } from "../task/task-ref.js";
 import { plannedPartitions } from "./lanes.js";
 import type { Shard } from "./lanes.js";
-import { runnerFor } from "./runner.js";
+import { runnerFor } from "./runners.js";
+import type { RefreshJob } from "./job.js";
+import type { PartitionSettings } from "../protocol/refresh-types.js";
 import { retireRegions, retirementBlocked } from "./retire.js";
 import type { Outcome, RefreshResult } from "../protocol/refresh.js";
 import type { Partition, TaskDefinition } from "../task/task.js";
 import { commitSnapshot, provenCurrents } from "../manifest/snapshot-commit.js";
 import type { CommitResult, KnownCurrent, Proof } from "../manifest/snapshot-commit.js";
 
-export interface BackfillOptions {
+/**
+ * A backfill as a library caller states it, with the store and task as live objects; `backfill` turns it into a
+ * RefreshJob. The CLI builds the job itself (runJob).
+ */
+export interface BackfillOptions extends PartitionSettings {
   store: ObjectStore;
   dataset: string;
   task: TaskDefinition;
@@ -25,13 +31,10 @@ export interface BackfillOptions {
   /** A subset of the task's regions; tombstoning only happens over the full, complete list. */
   regions?: string[];
   concurrency?: number;
-  /** Only this shard's region lanes (plan.ts); a sharded run never retires regions. */
+  /** Only this shard's region lanes (lanes.ts); a sharded run never retires regions. */
   shard?: Shard;
   /** Worker threads for geometry validation (default: one per core). */
   threads?: number;
-  /** Bytes each partition may buffer of its artifact beyond compute's rows (RefreshOptions.maxMemory). */
-  maxMemory?: number;
-  overridePlausibility?: boolean;
   onResult?: (result: RefreshResult, done: number, total: number) => void;
   /**
    * Aborting stops the backfill from starting more partitions; those in flight finish (each is atomic anyway),
@@ -40,22 +43,72 @@ export interface BackfillOptions {
   signal?: AbortSignal;
   /**
    * Refresh whole partitions on this many worker threads (compute, encoding, compression and validation all
-   * off the main thread). Needs `taskRef` and `storeUrl`, which the threads load for themselves; 0 or absent
-   * runs partitions on the calling thread (with validation on `threads` workers).
+   * off the main thread). Needs `taskRef` and a store other threads can open; 0 or absent runs partitions on the
+   * calling thread (with validation on `threads` workers).
    */
   workers?: number;
-  /**
-   * Run the workers as child processes, each with `node --single-threaded-gc` (measured faster than threads on
-   * CPU-heavy tasks: bench:pipeline). A worker that crashes fails only its partition, and is replaced.
-   */
+  /** Run the workers as child processes (runner-pool.ts). */
   workerProcesses?: boolean;
   taskRef?: TaskRef;
+  /** @deprecated the store's own URL is used; kept so existing callers compile. */
   storeUrl?: string;
   /**
    * Dataset snapshots (docs/snapshots.md), on unless false: a run settles partitions the latest snapshot proves
    * unchanged without reading their manifests, and an unsharded run that finishes every partition commits one.
    */
   snapshots?: boolean;
+}
+
+/** What runs a job in this process beside the job itself: the opened store and task, progress, a stop request. */
+export interface JobHooks {
+  store: ObjectStore;
+  task: TaskDefinition;
+  onResult?: (result: RefreshResult, done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+/** A library caller's options as a job: every field not named here is a partition setting, carried whole. */
+export function jobOf(opts: BackfillOptions): RefreshJob {
+  const {
+    store,
+    dataset,
+    task: _task,
+    versions,
+    params,
+    from,
+    to,
+    regions,
+    concurrency,
+    shard,
+    threads,
+    onResult: _onResult,
+    signal: _signal,
+    workers,
+    workerProcesses,
+    taskRef,
+    storeUrl,
+    snapshots,
+    ...each
+  } = opts;
+  return {
+    dataset,
+    ...(taskRef ? { task: taskRef } : {}),
+    store: storeUrl ?? store.url,
+    versions,
+    params: params ?? {},
+    from,
+    to,
+    ...(regions ? { regions } : {}),
+    ...(shard ? { shard } : {}),
+    run: {
+      runner: workerProcesses ? "processes" : "threads",
+      workers: workers ?? 0,
+      concurrency: concurrency ?? 4,
+      ...(threads === undefined ? {} : { threads }),
+      snapshots: snapshots !== false,
+    },
+    each,
+  };
 }
 
 export interface BackfillSummary {
@@ -71,8 +124,15 @@ export interface BackfillSummary {
   snapshot?: CommitResult | { skipped: string };
 }
 
-/** Refreshes every region × logical date with bounded concurrency; validation runs on worker threads. */
-export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> {
+/** Refreshes every region × logical date with bounded concurrency (a library caller's entry: runJob). */
+export function backfill(opts: BackfillOptions): Promise<BackfillSummary> {
+  return runJob(jobOf(opts), { store: opts.store, task: opts.task, onResult: opts.onResult, signal: opts.signal });
+}
+
+/** Runs a job: every region × logical date of its window, region lanes side by side, on the runner it names. */
+export async function runJob(job: RefreshJob, hooks: JobHooks): Promise<BackfillSummary> {
+  const { store, task } = hooks;
+  const opts = { ...job, task, concurrency: job.run.concurrency };
   const partitions = await plannedPartitions(opts);
   const counts: Record<Outcome, number> = {
     promoted: 0,
@@ -85,12 +145,12 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   };
   const results: RefreshResult[] = new Array(partitions.length);
   const runId = randomUUID();
-  const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, partitions.length));
-  const artifactIndex = ArtifactIndex.for(opts.store, partitions);
+  const concurrency = Math.max(1, Math.min(job.run.concurrency, partitions.length));
+  const artifactIndex = ArtifactIndex.for(store, partitions);
   // Manifests this backfill promoted or found, by region: the next dates' plausibility history reuses them
   // wherever a listing shows the same version (S3), instead of fetching each again.
   const known = new Map<string, Map<string, KnownManifest>>();
-  const window = opts.task.plausibility?.window ?? 7;
+  const window = task.plausibility?.window ?? 7;
   // A region's dates run in order, so only its latest window + 1 manifests can serve a later date: memory stays
   // bounded however long the backfill.
   const remember = (region: string, m: NonNullable<RefreshResult["manifest"]>) => {
@@ -110,9 +170,12 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
         .slice(0, window + 1),
     );
   };
-  const proof = opts.snapshots === false ? undefined : await provenCurrents(opts.store, opts.dataset);
+  const proof = job.run.snapshots ? await provenCurrents(store, job.dataset) : undefined;
   const runner = runnerFor({
-    opts,
+    job,
+    store,
+    task,
+    signal: hooks.signal,
     artifactIndex,
     proven: proof?.proven,
     runId,
@@ -133,14 +196,14 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
     const lane = async () => {
       for (let queue = ready.shift(); queue; queue = ready.shift()) {
         for (const i of queue) {
-          if (opts.signal?.aborted || storeFailed) return;
+          if (hooks.signal?.aborted || storeFailed) return;
           const r = await runner.refresh(partitions[i] as Partition, knownBefore(partitions[i] as Partition));
           if (r.manifest) remember(r.partition.region, r.manifest);
           if (r.storeProblem) storeFailed = true;
           results[i] = r;
           counts[r.outcome]++;
           done++; // not inside the optional call below: its arguments are skipped when there is no callback
-          opts.onResult?.(r, done, partitions.length);
+          hooks.onResult?.(r, done, partitions.length);
         }
       }
     };
@@ -152,11 +215,11 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
   const notStarted = partitions.length - done;
   const finished = counts.failed + counts.invalid === 0 && notStarted === 0;
   const retired =
-    finished && !retirementBlocked(opts.task, { regions: opts.regions, sharded: Boolean(opts.shard) })
-      ? await retireRegions(opts.store, opts.dataset, opts.task, new Set(partitions.map((p) => p.date)), runId)
+    finished && !retirementBlocked(task, { regions: job.regions, sharded: Boolean(job.shard) })
+      ? await retireRegions(store, job.dataset, task, new Set(partitions.map((p) => p.date)), runId)
       : [];
   const stopped = notStarted === 0 ? undefined : storeFailed ? "store" : "signal";
-  const snapshot = await commitAfter(opts, finished, results, proof, retired);
+  const snapshot = await commitAfter(job, store, finished, results, proof, retired);
   return {
     total: partitions.length,
     counts,
@@ -173,14 +236,15 @@ export async function backfill(opts: BackfillOptions): Promise<BackfillSummary> 
  * A snapshot that cannot be committed fails no partition: the summary says why, and the next run tries again.
  */
 async function commitAfter(
-  opts: BackfillOptions,
+  job: RefreshJob,
+  store: ObjectStore,
   finished: boolean,
   results: RefreshResult[],
   proof: Proof | undefined,
   retired: string[],
 ): Promise<BackfillSummary["snapshot"]> {
-  if (opts.snapshots === false) return undefined;
-  if (opts.shard) return { skipped: "a shard of a backfill: finalize commits the snapshot" };
+  if (!job.run.snapshots) return undefined;
+  if (job.shard) return { skipped: "a shard of a backfill: finalize commits the snapshot" };
   if (!finished) return { skipped: "not every partition finished" };
   const blocked = results.filter((r) => r?.outcome === "blocked").length;
   if (blocked) return { skipped: `${blocked} partition(s) blocked on an upstream dataset` };
@@ -191,7 +255,7 @@ async function commitAfter(
   for (const r of results)
     if (r?.manifest) known.set(r.manifest.key, { version: r.manifest.version, current: r.manifest.current });
   try {
-    return await commitSnapshot(opts.store, opts.dataset, known);
+    return await commitSnapshot(store, job.dataset, known);
   } catch (error) {
     return { skipped: error instanceof Error ? error.message : String(error) };
   }

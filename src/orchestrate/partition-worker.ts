@@ -1,29 +1,25 @@
 /**
  * A worker that refreshes whole partitions (compute, encoding, compression, validation), so a backfill keeps
- * every core busy: a worker thread, or a child process (`--worker-processes`) talking over IPC. Loads the task
- * from its TaskRef and opens the store from its URL, once per worker.
+ * every core busy: a worker thread, or a child process (`--worker-processes`) talking over IPC. It receives the
+ * job as the dispatcher built it, and loads the task from its TaskRef and opens the store from its URL, once per
+ * worker.
  */
 import { parentPort } from "node:worker_threads";
 import { GeometryValidator } from "../geo/validity.js";
-import type { KnownManifest } from "../manifest/checks.js";
-import { openStore } from "../store/open.js";
-import type { ObjectStore } from "../store/types.js";
 import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
-import type { VersionsFile } from "../calendar/pins.js";
+import type { KnownManifest } from "../manifest/checks.js";
 import { refreshPartition } from "../protocol/refresh.js";
 import type { ManifestAtStart } from "../protocol/refresh.js";
+import { openStore } from "../store/open.js";
+import type { ObjectStore } from "../store/types.js";
 import type { Partition, TaskDefinition } from "../task/task.js";
 import { loadTask } from "../task/task-ref.js";
 import type { TaskRef } from "../task/task-ref.js";
+import type { RefreshJob } from "./job.js";
 
-export interface PartitionJob {
-  taskRef: TaskRef;
-  storeUrl: string;
+/** One partition of the job, with what the dispatcher already knows of it. */
+export interface PartitionWork {
   partition: Partition;
-  versions: VersionsFile;
-  params: Record<string, unknown>;
-  overridePlausibility: boolean;
-  maxMemory?: number;
   /** Manifests the backfill already knows for this region (see backfill.ts), as [key, known] pairs. */
   knownManifests?: [string, KnownManifest][];
   /** Remote inputs the dispatcher downloaded, by URI: the worker reads their verified copies. */
@@ -32,12 +28,14 @@ export interface PartitionJob {
   start?: ManifestAtStart | null;
 }
 
+export type WorkerMessage = { job: RefreshJob; work: PartitionWork };
+
 const tasks = new Map<string, Promise<TaskDefinition>>();
 const stores = new Map<string, ObjectStore>();
 const inputCache = new Map<string, Promise<ResolvedInput>>();
 const validator = new GeometryValidator({ threads: 0 });
 
-type Message = { id: number; job: PartitionJob } | { stop: true };
+type Message = ({ id: number } & WorkerMessage) | { stop: true };
 /** Set by the backfill's stop request (SIGINT/SIGTERM): partitions in flight end their waits on other runs. */
 const stop = new AbortController();
 const channel = parentPort
@@ -52,28 +50,27 @@ if (!parentPort) process.on("disconnect", () => process.exit(0));
 channel.onJob(async (msg) => {
   if ("stop" in msg) return void stop.abort();
   try {
-    const { job } = msg;
-    const refKey = JSON.stringify(job.taskRef);
-    if (!tasks.has(refKey)) tasks.set(refKey, loadTask(job.taskRef));
-    let store = stores.get(job.storeUrl);
-    if (!store) stores.set(job.storeUrl, (store = openStore(job.storeUrl)));
+    const { job, work } = msg;
+    const refKey = JSON.stringify(job.task);
+    if (!tasks.has(refKey)) tasks.set(refKey, loadTask(job.task as TaskRef));
+    let store = stores.get(job.store);
+    if (!store) stores.set(job.store, (store = openStore(job.store)));
     const result = await refreshPartition(
       {
+        ...job.each,
         store,
         task: await (tasks.get(refKey) as Promise<TaskDefinition>),
-        partition: job.partition,
+        partition: work.partition,
         versions: job.versions,
         params: job.params,
-        overridePlausibility: job.overridePlausibility,
-        maxMemory: job.maxMemory,
         validator,
         signal: stop.signal,
       },
       {
         inputCache,
-        knownManifests: new Map(job.knownManifests ?? []),
-        start: job.start,
-        prepared: new Map(job.prepared ?? []),
+        knownManifests: new Map(work.knownManifests ?? []),
+        start: work.start,
+        prepared: new Map(work.prepared ?? []),
       },
     );
     channel.answer({ id: msg.id, result });

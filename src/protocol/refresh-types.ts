@@ -51,8 +51,23 @@ export interface RefreshResult {
   manifest?: { key: string; version: string; current: ManifestEntry };
 }
 
+/**
+ * How each partition is refreshed: the knobs a protocol stage reads, carried whole from the CLI (or a library
+ * caller) in the job to whichever thread or process runs the partition. A new knob is a field here, its flag,
+ * and the stage that reads it.
+ */
+export interface PartitionSettings {
+  /**
+   * Bytes georefresh may buffer of the artifact beyond compute's rows (memory-budget.ts; default 256 MiB); the
+   * artifact's bytes never depend on it. Read by produce.
+   */
+  maxMemory?: number;
+  /** Promote even when plausibility objects; recorded in the manifest entry. Read by verify. */
+  overridePlausibility?: boolean;
+}
+
 /** What a caller of refreshPartition says. */
-export interface RefreshOptions {
+export interface RefreshOptions extends PartitionSettings {
   store: ObjectStore;
   task: TaskDefinition;
   partition: Partition;
@@ -61,13 +76,6 @@ export interface RefreshOptions {
   validator?: GeometryValidator;
   /** Threads that encode the artifact's row groups (this one plus workers; default 1). Bytes do not depend on it. */
   encodeThreads?: number;
-  /**
-   * Bytes georefresh may buffer of the artifact beyond compute's rows (memory-budget.ts; default 256 MiB); the
-   * artifact's bytes never depend on it.
-   */
-  maxMemory?: number;
-  /** Promote even when plausibility objects; recorded in the manifest entry. */
-  overridePlausibility?: boolean;
   runId?: string;
   /** A stop request (SIGINT/SIGTERM): ends waits on other runs (a memo claim), never a write in progress. */
   signal?: AbortSignal;

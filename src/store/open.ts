@@ -7,7 +7,14 @@ import { S3Store } from "./s3.js";
 import type { S3StoreOptions } from "./s3.js";
 import { registerStoreScheme, splitAfterRoot } from "./schemes.js";
 
-export { openObject, isObjectUrl, openStore, registerStoreScheme, splitAfterRoot } from "./schemes.js";
+export {
+  openObject,
+  isObjectUrl,
+  openStore,
+  registerStoreScheme,
+  sharedAcrossProcesses,
+  splitAfterRoot,
+} from "./schemes.js";
 export type { OpenStoreOptions, StoreScheme } from "./schemes.js";
 
 /**
@@ -29,6 +36,7 @@ registerStoreScheme({
   example: "memory://name",
   open: (url) => new MemoryStore(url.slice("memory://".length) || "default"),
   split: splitAfterRoot("name"),
+  processLocal: true,
 });
 registerStoreScheme({
   schemes: ["s3"],

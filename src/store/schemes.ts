@@ -23,6 +23,8 @@ export interface StoreScheme {
   split?(url: string): { storeUrl: string; key: string };
   /** How URLs of this scheme look, for error messages. */
   example: string;
+  /** The store lives in this process only (memory://): another thread or process opening the URL sees another store. */
+  processLocal?: boolean;
 }
 
 const registry = new Map<string, StoreScheme>();
@@ -50,6 +52,11 @@ function schemeFor(url: string): StoreScheme {
 export function openStore(url: string, options: OpenStoreOptions = {}): ObjectStore {
   if (url.trim() === "") throw new MisconfiguredError(`empty store URL: use ${examples()}`);
   return schemeFor(url).open(url, options);
+}
+
+/** Whether another thread or process that opens `url` reaches the same store (every backend but memory://). */
+export function sharedAcrossProcesses(url: string): boolean {
+  return schemeFor(url).processLocal !== true;
 }
 
 /** Whether `url` names an object in a registered store (s3://bucket/key, …), as opposed to a local file. */

@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openStore } from "../../store/open.js";
-import { backfill } from "../../orchestrate/backfill.js";
+import { runJob } from "../../orchestrate/backfill.js";
+import type { RefreshJob } from "../../orchestrate/job.js";
 import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../../orchestrate/lanes.js";
 import type { Shard } from "../../orchestrate/lanes.js";
 import { planBackfill } from "../../orchestrate/dry-run.js";
@@ -170,31 +171,31 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
         return;
       }
       const stop = stopOnSignal();
-      const summary = await backfill({
-        store,
+      const job: RefreshJob = {
         dataset: opts.dataset,
-        task,
+        task: ref,
+        store: config.store,
         versions: config.versions,
-        params,
+        params: params ?? {},
         from: opts.from,
         to: opts.to,
-        regions: regionsOf(opts),
-        concurrency: opts.concurrency,
-        shard,
-        threads: opts.threads,
-        maxMemory: opts.maxMemory,
-        workers: single ? 0 : (opts.workers ?? availableParallelism()),
-        workerProcesses: Boolean(opts.workerProcesses),
-        taskRef: ref,
-        storeUrl: config.store,
-        overridePlausibility: opts.overridePlausibility,
-        snapshots: opts.snapshot !== false,
-        onResult: progress.onResult,
-        signal: stop.signal,
-      }).finally(() => {
-        stop.dispose();
-        progress.end();
-      });
+        ...(regionsOf(opts) ? { regions: regionsOf(opts) } : {}),
+        ...(shard ? { shard } : {}),
+        run: {
+          runner: opts.workerProcesses ? "processes" : "threads",
+          workers: single ? 0 : (opts.workers ?? availableParallelism()),
+          concurrency: opts.concurrency,
+          ...(opts.threads === undefined ? {} : { threads: opts.threads }),
+          snapshots: opts.snapshot !== false,
+        },
+        each: { maxMemory: opts.maxMemory, overridePlausibility: opts.overridePlausibility },
+      };
+      const summary = await runJob(job, { store, task, onResult: progress.onResult, signal: stop.signal }).finally(
+        () => {
+          stop.dispose();
+          progress.end();
+        },
+      );
       const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
       // The manifest entries results carry for the backfill's own use are not part of the report.
       if (json)

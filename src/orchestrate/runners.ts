@@ -1,0 +1,22 @@
+import { sharedAcrossProcesses } from "../store/schemes.js";
+import { inlineRunner } from "./runner-inline.js";
+import { poolRunner } from "./runner-pool.js";
+import type { RunnerName } from "./job.js";
+import type { PartitionRunner, RunnerContext, RunnerFactory } from "./runner.js";
+
+/** Every runner by name: a new one (a queue worker, say) is one file and one line here. */
+export const RUNNERS: Record<RunnerName, RunnerFactory> = {
+  inline: inlineRunner,
+  threads: poolRunner("thread"),
+  processes: poolRunner("process"),
+};
+
+/**
+ * The runner the job names, or inline when the job cannot leave this thread: a task with no TaskRef (a library
+ * caller's definition), a store only this process can open (memory://), or no workers.
+ */
+export function runnerFor(ctx: RunnerContext): PartitionRunner {
+  const { job } = ctx;
+  const portable = job.task !== undefined && sharedAcrossProcesses(job.store) && job.run.workers > 0;
+  return RUNNERS[portable ? job.run.runner : "inline"](ctx);
+}
