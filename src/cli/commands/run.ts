@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { openStore } from "../../store/open.js";
 import { runJob } from "../../orchestrate/backfill.js";
 import type { RefreshJob } from "../../orchestrate/job.js";
+import type { PartitionSettings } from "../../protocol/refresh-types.js";
 import { dealLanes, parseShard, planLanes, shardFromEnvironment } from "../../orchestrate/lanes.js";
 import type { Shard } from "../../orchestrate/lanes.js";
 import { planBackfill } from "../../orchestrate/dry-run.js";
@@ -19,17 +20,15 @@ import { groupPlans } from "../plan-report.js";
 import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
 import type { WindowOptions } from "../window.js";
 
-interface BackfillCliOptions extends CommonOptions, WindowOptions {
+interface BackfillCliOptions extends CommonOptions, WindowOptions, PartitionFlags {
   dataset: string;
   concurrency: number;
   shard?: string;
   shards?: number;
   listShards?: number;
   threads?: number;
-  maxMemory?: number;
   workers?: number;
   workerProcesses?: boolean;
-  overridePlausibility?: boolean;
   /** Commander sets false for --no-snapshot. */
   snapshot?: boolean;
   dryRun?: boolean;
@@ -188,7 +187,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
           ...(opts.threads === undefined ? {} : { threads: opts.threads }),
           snapshots: opts.snapshot !== false,
         },
-        each: { maxMemory: opts.maxMemory, overridePlausibility: opts.overridePlausibility },
+        each: partitionSettings(opts),
       };
       const summary = await runJob(job, { store, task, onResult: progress.onResult, signal: stop.signal }).finally(
         () => {
@@ -229,7 +228,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
 }
 
 export function registerRun(program: Command): void {
-  windowOptions(
+  const backfill = windowOptions(
     program
       .command("backfill")
       .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
@@ -264,13 +263,8 @@ export function registerRun(program: Command): void {
       "--threads <n>",
       "with --workers 0: threads for geometry validation and for encoding row groups (default: one per core)",
       wholeNumber(0),
-    )
-    .option(
-      "--max-memory <size>",
-      "bytes each partition may buffer of its artifact beyond the task's rows, e.g. 256MiB (the default) or 2GiB; larger artifacts stage in a temp file (TMPDIR) and upload in parts. The bytes never depend on it",
-      byteSize("--max-memory"),
-    )
-    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    );
+  partitionOptions(backfill)
     .option(
       "--no-snapshot",
       "neither use the latest dataset snapshot to settle unchanged partitions nor commit one at the end (docs/snapshots.md)",
@@ -288,18 +282,13 @@ export function registerRun(program: Command): void {
     )
     .action((opts: BackfillCliOptions) => runBackfill(opts, false));
 
-  program
+  const run = program
     .command("run")
     .description("refresh one partition (dataset, region, logical date)")
     .requiredOption("--dataset <name>", "dataset from the config")
     .requiredOption("--region <region>", "region")
-    .requiredOption("--date <date>", "logical date, YYYY-MM-DD")
-    .option(
-      "--max-memory <size>",
-      "bytes the partition may buffer of its artifact beyond the task's rows (default 256MiB); larger artifacts stage in a temp file and upload in parts",
-      byteSize("--max-memory"),
-    )
-    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)")
+    .requiredOption("--date <date>", "logical date, YYYY-MM-DD");
+  partitionOptions(run)
     .option("--dry-run", "write nothing: say whether a run would compute, reconcile or leave the partition, and why")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
@@ -307,20 +296,40 @@ export function registerRun(program: Command): void {
     .addHelpText("after", OUTCOME_HELP)
     .action(
       (
-        opts: CommonOptions & {
-          dataset: string;
-          region: string;
-          date: string;
-          overridePlausibility?: boolean;
-          maxMemory?: number;
-          dryRun?: boolean;
-        },
+        opts: CommonOptions &
+          PartitionFlags & {
+            dataset: string;
+            region: string;
+            date: string;
+            dryRun?: boolean;
+          },
       ) =>
         runBackfill(
           { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
           true,
         ),
     );
+}
+
+/** The flags every partition's stages read, registered once for `run` and `backfill`. */
+interface PartitionFlags {
+  maxMemory?: number;
+  overridePlausibility?: boolean;
+}
+
+function partitionOptions(command: Command): Command {
+  return command
+    .option(
+      "--max-memory <size>",
+      "bytes each partition may buffer of its artifact beyond the task's rows, e.g. 256MiB (the default) or 2GiB; larger artifacts stage in a temp file (TMPDIR) and upload in parts. The bytes never depend on it",
+      byteSize("--max-memory"),
+    )
+    .option("--override-plausibility", "promote even when plausibility objects (recorded in the manifest)");
+}
+
+/** The job's partition settings from those flags. */
+function partitionSettings(flags: PartitionFlags): PartitionSettings {
+  return { maxMemory: flags.maxMemory, overridePlausibility: flags.overridePlausibility };
 }
 
 /** Whether the run got as far as committing: a snapshot skipped for any other reason is worth a warning. */
