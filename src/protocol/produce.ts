@@ -7,14 +7,18 @@ import type { RangeSource } from "./artifact.js";
 import { ComputeOutputError, tableFromCompute } from "../task/compute-output.js";
 import { memoized } from "./memo.js";
 import { RefreshError } from "./refresh-types.js";
-import type { RefreshOptions } from "./refresh-types.js";
 import type { RunPlan } from "./run-plan.js";
 import { memoryBudget } from "./memory-budget.js";
 import type { MemoryBudget } from "./memory-budget.js";
 import { StagedArtifact } from "./staging.js";
 
-/** The artifact on its way to publication (docs/large-partitions.md). */
+/**
+ * The artifact on its way to publication (docs/large-partitions.md). It owns what it holds: the staged bytes (a
+ * temp file beyond the memory setting) and the temp key it wrote aside; `dispose` removes both (gc removes any a
+ * crash left behind).
+ */
 export interface Produced {
+  plan: RunPlan;
   /** The bytes publish puts: written by the writer, or copied from the existing artifact. */
   staged: StagedArtifact;
   /** Where verify reads the bytes back from: the temp key this run wrote, or the copy of the existing artifact. */
@@ -24,6 +28,7 @@ export interface Produced {
   /** Where the bytes are read back from, as the store names it. */
   where: string;
   budget: MemoryBudget;
+  dispose(): Promise<void>;
 }
 
 /**
@@ -80,25 +85,41 @@ async function stageExisting(
 /**
  * Step 4 of docs/protocol.md: reuse the stored artifact of this key, or compute, encode (streamed into a staged
  * artifact: memory up to half the memory setting, a temp file beyond) and write it aside under `_tmp/`, where
- * verify reads it back by ranges (validation judges what the store holds). `onTemp` learns the temp key before
- * anything can fail, so the caller's cleanup always removes it; `onStaged` the staged bytes, likewise.
+ * verify reads it back by ranges (validation judges what the store holds). What it created is released when it
+ * fails, and by the Produced's `dispose` after it.
  */
-export async function produce(
-  opts: RefreshOptions,
-  plan: RunPlan,
-  runId: string,
-  onTemp: (key: string) => void,
-  onStaged: (staged: StagedArtifact) => void,
-): Promise<Produced> {
-  const { store, task, partition } = opts;
-  const budget = memoryBudget(opts.maxMemory);
+export async function produce(plan: RunPlan): Promise<Produced> {
+  const { store } = plan.options;
+  const budget = memoryBudget(plan.options.maxMemory);
+  const held: { staged: StagedArtifact[]; temp?: string } = { staged: [] };
+  const dispose = async () => {
+    if (held.temp) await store.delete(held.temp).catch(() => undefined);
+    for (const s of held.staged) await s.dispose();
+  };
   const stage = () => {
     const staged = new StagedArtifact(budget.stageInMemory, budget.partBytes);
-    onStaged(staged);
+    held.staged.push(staged);
     return staged;
   };
-  const reused = await stageExisting(store, plan.aKey, budget, stage);
-  if (reused) return { staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget };
+  try {
+    const reused = await stageExisting(store, plan.aKey, budget, stage);
+    if (reused)
+      return { plan, staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget, dispose };
+    const staged = await compute(plan, stage);
+    const temp = tempKey(plan.options.partition, plan.runId, plan.key);
+    held.temp = temp;
+    await store.put(temp, staged, { mode: "create", partBytes: budget.partBytes });
+    const source = await storeSource(store, temp, budget.partBytes, staged.size);
+    return { plan, staged, source, reused: false, where: store.locate(temp), budget, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
+
+/** The task's compute, its rows checked and reprojected, encoded into a staged artifact. */
+async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<StagedArtifact> {
+  const { store, task, partition, signal, encodeThreads } = plan.options;
   const declared = (name: string) => {
     const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
     if (!input)
@@ -110,7 +131,7 @@ export async function produce(
     pins: plan.pins,
     params: plan.params,
     memo: <T>(name: string, request: unknown, call: () => Promise<T>) =>
-      memoized(store, task.name, name, request, call, { signal: opts.signal }),
+      memoized(store, task.name, name, request, call, { signal }),
     input: async (name: string) => declared(name).read(),
     inputPath: async (name: string) => declared(name).path(),
   };
@@ -132,12 +153,7 @@ export async function produce(
     idColumn: task.idColumn,
     stats,
     format: task.format,
-    threads: opts.encodeThreads,
+    threads: encodeThreads,
   });
-  staged.end();
-  const temp = tempKey(partition, runId, plan.key);
-  onTemp(temp);
-  await store.put(temp, staged, { mode: "create", partBytes: budget.partBytes });
-  const source = await storeSource(store, temp, budget.partBytes, staged.size);
-  return { staged, source, reused: false, where: store.locate(temp), budget };
+  return staged.end();
 }

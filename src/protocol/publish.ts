@@ -10,6 +10,7 @@ import type { ManifestEntry } from "../manifest/types.js";
 import { AlreadyExistsError } from "../store/errors.js";
 import type { ObjectStore, StreamBody } from "../store/types.js";
 import { GeorefreshError } from "../errors.js";
+import type { Recorded } from "./record.js";
 
 export class NonDeterministicError extends GeorefreshError {}
 
@@ -27,6 +28,32 @@ export interface Publication {
   partBytes: number;
   /** The artifact was already stored when the run looked (a reconcile). */
   published: boolean;
+}
+
+/** What publishing a recorded artifact came to, with the record it published. */
+export interface Published {
+  recorded: Recorded;
+  promoted: Exclude<PromoteOutcome, { outcome: "moved" }>;
+  /** The manifest version the promotion built on. */
+  base: Found | undefined;
+}
+
+/** Steps 6–7 for a recorded artifact: the stage after record. */
+export async function publish(recorded: Recorded): Promise<Published> {
+  const { produced } = recorded.verified;
+  const { plan } = produced;
+  const { outcome: promoted, base } = await publishAndPromote(plan.options.store, {
+    partition: plan.options.partition,
+    mKey: plan.mKey,
+    aKey: plan.aKey,
+    start: plan.start,
+    entry: recorded.entry,
+    event: recorded.event,
+    body: produced.staged,
+    partBytes: produced.budget.partBytes,
+    published: produced.reused,
+  });
+  return { recorded, promoted, base };
 }
 
 /** How many times gc's bookkeeping may move the manifest under one run before it gives up as superseded. */

@@ -2,19 +2,22 @@ import { outboxId } from "../manifest/outbox.js";
 import type { OutboxEvent } from "../manifest/outbox.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { redact } from "../store/secrets.js";
-import type { RefreshOptions } from "./refresh-types.js";
-import type { RunPlan } from "./run-plan.js";
 import type { Verified } from "./verify.js";
 import { warnHivePartitionColumns } from "../task/task.js";
 
+/** A verified artifact with the manifest entry and the outbox event it is published with. */
+export interface Recorded {
+  verified: Verified;
+  entry: ManifestEntry;
+  event: OutboxEvent;
+}
+
 /** The manifest entry and the outbox event a verified artifact is published with (steps 6–7 of docs/protocol.md). */
-export function recordOf(
-  opts: RefreshOptions,
-  plan: RunPlan,
-  { facts, plausibility }: Verified,
-  runId: string,
-): { entry: ManifestEntry; event: OutboxEvent } {
-  const { store, task, partition } = opts;
+export function recordOf(verified: Verified): Recorded {
+  const { facts, plausibility } = verified;
+  const { plan } = verified.produced;
+  const { runId } = plan;
+  const { store, task, partition } = plan.options;
   warnHivePartitionColumns(
     task.name,
     facts.columns.map((c) => c.name),
@@ -50,5 +53,5 @@ export function recordOf(
     rows: facts.rows,
     previous_sha256: plan.start?.manifest.current?.sha256 ?? null,
   };
-  return { entry, event };
+  return { verified, entry, event };
 }

@@ -5,8 +5,8 @@ import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { UpstreamMissingError } from "../inputs/dataset-input.js";
 import { produce } from "./produce.js";
-import type { StagedArtifact } from "./staging.js";
-import { publishAndPromote } from "./publish.js";
+import { publish } from "./publish.js";
+import type { Published } from "./publish.js";
 import { recordOf } from "./record.js";
 import { RefreshError } from "./refresh-types.js";
 import type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
@@ -96,7 +96,7 @@ export async function quickCheck(
 ): Promise<{ settled?: RefreshResult; start?: ManifestAtStart | null; inputs?: RunPlan["inputs"] }> {
   const runId = opts.runId ?? randomUUID();
   try {
-    const plan = await planRun(opts, run);
+    const plan = await planRun(opts, run, runId);
     const settled = await settle(opts, run, plan, (outcome, message, extra) => ({
       partition: opts.partition,
       outcome,
@@ -111,73 +111,64 @@ export async function quickCheck(
 }
 
 /**
- * The protocol of docs/protocol.md for one partition, as its stages: plan → settle → produce (compute or reuse) →
- * verify → publish and promote → clean up. Never throws for task or store problems: the outcome says.
+ * The protocol of docs/protocol.md for one partition, as typed stages, each taking the value the one before
+ * returned: plan → settle → produce (compute or reuse) → verify → record → publish and promote. The produced
+ * artifact owns its staged bytes and temp key and releases them when the run ends, however it ends. Never throws
+ * for task or store problems: the outcome says.
  */
 export async function refreshPartition(opts: RefreshOptions, run: RunContext = {}): Promise<RefreshResult> {
   const runId = opts.runId ?? randomUUID();
   const { store, partition } = opts;
   const result: Result = (outcome, message, extra = {}) => ({ partition, outcome, runId, message, ...extra });
   const validator = opts.validator ?? new GeometryValidator({ threads: 0 });
-  let temp: string | undefined;
-  let staged: StagedArtifact | undefined;
   try {
-    const plan = await planRun(opts, run);
+    const plan = await planRun(opts, run, runId);
     const settled = await settle(opts, run, plan, result);
     if (settled) return settled;
     await ensureProbed(store);
-    const produced = await produce(
-      opts,
-      plan,
-      runId,
-      (key) => (temp = key),
-      (s) => (staged = s),
-    );
-    const verified = await verify(opts, run, plan, produced, validator);
-    const { entry, event } = recordOf(opts, plan, verified, runId);
-    const { outcome: promoted, base } = await publishAndPromote(store, {
-      partition,
-      mKey: plan.mKey,
-      aKey: plan.aKey,
-      start: plan.start,
-      entry,
-      event,
-      body: produced.staged,
-      partBytes: produced.budget.partBytes,
-      published: produced.reused,
-    });
-    const extra = { key: plan.key, sha256: entry.sha256, rows: entry.rows };
-    if (promoted.outcome === "unchanged") {
-      const manifest = {
-        key: plan.mKey,
-        version: promoted.version ?? (base as { version: string }).version,
-        current: promoted.current,
-      };
-      return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, {
-        ...extra,
-        manifest,
-      });
+    const produced = await produce(plan);
+    try {
+      const verified = await verify(produced, validator, run);
+      return outcomeOf(await publish(recordOf(verified)), result);
+    } finally {
+      await produced.dispose();
     }
-    if (promoted.outcome === "superseded")
-      return result(
-        "superseded",
-        `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`,
-        extra,
-      );
-    const manifest = { key: plan.mKey, version: promoted.version, current: entry };
-    return result(
-      produced.reused ? "reconciled" : "promoted",
-      `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows)`,
-      { ...extra, manifest },
-    );
   } catch (error) {
     return failure(error, result);
   } finally {
-    // Clean up: the temp key (gc removes any a crash left behind), and a validator this run started.
-    if (temp) await store.delete(temp).catch(() => undefined);
-    await staged?.dispose();
     if (opts.validator === undefined) await validator.close();
   }
+}
+
+/** The run's outcome from what publishing came to. */
+function outcomeOf({ recorded, promoted, base }: Published, result: Result): RefreshResult {
+  const { entry } = recorded;
+  const { produced } = recorded.verified;
+  const { plan } = produced;
+  const extra = { key: plan.key, sha256: entry.sha256, rows: entry.rows };
+  if (promoted.outcome === "unchanged") {
+    const manifest = {
+      key: plan.mKey,
+      version: promoted.version ?? (base as { version: string }).version,
+      current: promoted.current,
+    };
+    return result("unchanged", `manifest already points at these bytes (run ${promoted.current.run_id})`, {
+      ...extra,
+      manifest,
+    });
+  }
+  if (promoted.outcome === "superseded")
+    return result(
+      "superseded",
+      `another run promoted first (${promoted.current?.sha256.slice(0, 12) ?? "?"} by run ${promoted.current?.run_id ?? "?"}); this run changed nothing`,
+      extra,
+    );
+  const manifest = { key: plan.mKey, version: promoted.version, current: entry };
+  return result(
+    produced.reused ? "reconciled" : "promoted",
+    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows)`,
+    { ...extra, manifest },
+  );
 }
 
 /** A partition that failed before its run started (a dispatcher's download of its inputs), as its outcome. */

@@ -17,6 +17,9 @@ import type { ProvenCurrent } from "../manifest/snapshot-commit.js";
 
 /** Steps 1–2 of docs/protocol.md and the manifest as found at run start: all a run decides from before any work. */
 export interface RunPlan {
+  /** What the caller asked for: read by the later stages, each through the value before it. */
+  options: RefreshOptions;
+  runId: string;
   storage: ReturnType<typeof crsFromCode>;
   params: Record<string, unknown>;
   pins: Record<string, string>;
@@ -31,7 +34,7 @@ export interface RunPlan {
   proven?: ProvenCurrent;
 }
 
-export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promise<RunPlan> {
+export async function planRun(opts: RefreshOptions, run: RunContext = {}, runId = ""): Promise<RunPlan> {
   const { store, task, partition } = opts;
   checkPartition(partition);
   const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
@@ -55,10 +58,11 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}): Promi
   const mKey = manifestKey(partition);
   const aKey = artifactKey(partition, key);
   const proven = run.proven?.get(mKey);
-  if (proven?.key === key) return { storage, params, pins, inputs, key, mKey, aKey, start: undefined, proven };
+  if (proven?.key === key)
+    return { options: opts, runId, storage, params, pins, inputs, key, mKey, aKey, start: undefined, proven };
   // The manifest version captured here (or by the dispatcher, moments ago) is the only one this run may replace.
   const start = run.start !== undefined ? (run.start ?? undefined) : await readManifest(store, mKey);
-  return { storage, params, pins, inputs, key, mKey, aKey, start };
+  return { options: opts, runId, storage, params, pins, inputs, key, mKey, aKey, start };
 }
 
 async function resolveInputs(

@@ -6,10 +6,10 @@ import { inspectArtifact } from "./artifact.js";
 import type { ArtifactFacts } from "./artifact.js";
 import type { Produced } from "./produce.js";
 import { RefreshError } from "./refresh-types.js";
-import type { RefreshOptions, RunContext } from "./refresh-types.js";
-import type { RunPlan } from "./run-plan.js";
+import type { RunContext } from "./refresh-types.js";
 
 export interface Verified {
+  produced: Produced;
   facts: ArtifactFacts;
   plausibility: ManifestEntry["plausibility"];
 }
@@ -20,12 +20,12 @@ export interface Verified {
  * computed or reused, so a run that resumes after a crash records exactly what an uninterrupted one would.
  */
 export async function verify(
-  opts: RefreshOptions,
-  run: RunContext,
-  plan: RunPlan,
   produced: Produced,
   validator: GeometryValidator,
+  run: Pick<RunContext, "knownManifests">,
 ): Promise<Verified> {
+  const { plan } = produced;
+  const opts = plan.options;
   const { store, task, partition } = opts;
   const { staged } = produced;
   const facts = await inspectArtifact(produced.source, produced.where, plan.storage, validator, {
@@ -68,5 +68,9 @@ export async function verify(
       "invalid",
     );
   }
-  return { facts, plausibility: { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) } };
+  return {
+    produced,
+    facts,
+    plausibility: { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) },
+  };
 }
