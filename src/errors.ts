@@ -1,13 +1,65 @@
 /**
- * The base of every georefresh error. `code` is stable, for machines and for the CLI's one table from code to exit
- * code (cli/exit-codes.ts): the class name without "Error", unless the class names its own (store errors do).
+ * Every georefresh error's stable code, for machines and for the CLI's one table from code to exit code
+ * (cli/exit-codes.ts, a Record over this union: a code without an exit code does not compile). Store codes are
+ * store/errors.ts's.
  */
-export class GeorefreshError extends Error {
-  readonly code: string;
+export type ErrorCode =
+  // arguments, configuration and local inputs (exit 2)
+  | "Usage"
+  | "Config"
+  | "Backfill"
+  | "Pin"
+  | "Schedule"
+  | "PartitionName"
+  | "GcFloor"
+  | "Input"
+  | "MemorySetting"
+  | "TaskLoad"
+  | "GeoParquetRead"
+  // what a command found or refused (exit 1)
+  | "Read"
+  | "HistoryTooShort"
+  | "Manifest"
+  | "TamperedManifest"
+  | "Snapshot"
+  | "Stac"
+  | "Report"
+  | "Refresh"
+  | "ComputeOutput"
+  | "NonDeterministic"
+  | "Memo"
+  | "Staging"
+  | "Crs"
+  | "Wkb"
+  | "FeatureSchema"
+  | "GeoParquetWrite"
+  | "GeoMetadata"
+  | "Thrift"
+  | "GeometryColumn"
+  | "InputIdentity"
+  | "InputRefused"
+  | "InputTooLarge"
+  // an upstream dataset is not promoted yet (exit 75: later)
+  | "UpstreamMissing"
+  // the store (store/errors.ts)
+  | "NotFound"
+  | "AlreadyExists"
+  | "PreconditionFailed"
+  | "InvalidKey"
+  | "InvalidRange"
+  | "AccessDenied"
+  | "Unavailable"
+  | "LockTimeout"
+  | "Misconfigured"
+  | "SpecialFile"
+  | "Internal";
+
+/** The base of every georefresh error: each class names its `code` (one of ErrorCode), never derived from its name. */
+export abstract class GeorefreshError extends Error {
+  abstract readonly code: ErrorCode;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
-    this.code = (new.target as unknown as { code?: string }).code ?? new.target.name.replace(/Error$/, "");
   }
 }

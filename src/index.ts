@@ -4,7 +4,8 @@ export type { Partition, TaskContext, TaskDefinition, PlausibilityRules } from "
 export { ComputeOutputError } from "./task/compute-output.js";
 export type { ComputeBatch, ComputeOutput } from "./task/compute-output.js";
 export { encodeWkbColumn } from "./geo/wkb.js";
-export { refreshPartition, OUTCOME_EXIT } from "./protocol/refresh.js";
+export { refreshPartition } from "./protocol/refresh.js";
+export { OUTCOME_EXIT, EXIT_CODE } from "./cli/exit-codes.js";
 export type { Outcome, RefreshResult, RefreshOptions } from "./protocol/refresh.js";
 export { backfill } from "./orchestrate/backfill.js";
 export type { BackfillOptions, BackfillSummary } from "./orchestrate/backfill.js";

@@ -1,7 +1,5 @@
-import { pointOnFeature } from "@turf/turf";
 import { decodeWkb } from "../geo/wkb.js";
 import type { Feature } from "../geoparquet/features.js";
-import { readGeoParquet } from "../geoparquet/read.js";
 import { defineTask } from "../task/task.js";
 import { usCounties } from "./us-counties.js";
 
@@ -27,18 +25,23 @@ export const countyPoints = defineTask({
   ],
   plausibility: { minRows: 1 },
   async compute(ctx) {
-    const { table } = await readGeoParquet(
-      await ctx.input("counties"),
-      `us-counties ${ctx.partition.region} ${ctx.partition.date}`,
-      { columns: ["geoid", "name", "state", "geometry"] },
-    );
+    const { table } = await (
+      await import("../geoparquet/read.js")
+    ).readGeoParquet(await ctx.input("counties"), `us-counties ${ctx.partition.region} ${ctx.partition.date}`, {
+      columns: ["geoid", "name", "state", "geometry"],
+    });
     const geoid = table.getChild("geoid");
     const name = table.getChild("name");
     const geometry = table.getChild("geometry");
+    const { pointOnFeature } = await import("@turf/turf");
     const out: Feature[] = [];
     for (let i = 0; i < table.numRows; i++) {
       const polygon = decodeWkb(geometry?.get(i) as Uint8Array, i);
-      const point = pointOnFeature({ type: "Feature", properties: {}, geometry: polygon as never });
+      const point = pointOnFeature({
+        type: "Feature",
+        properties: {},
+        geometry: polygon as never,
+      });
       out.push({
         geometry: point.geometry as never,
         properties: { geoid: String(geoid?.get(i)), name: String(name?.get(i)), state: ctx.partition.region },

@@ -1,5 +1,6 @@
 import { isCalendarDate } from "./calendar.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * Pinned versions (graph_version, vintage, …) by logical date. The versions file maps each pin to a list of
@@ -8,7 +9,9 @@ import { GeorefreshError } from "../errors.js";
  */
 export type VersionsFile = Record<string, { from: string; value: string }[]>;
 
-export class PinError extends GeorefreshError {}
+export class PinError extends GeorefreshError {
+  override readonly code: ErrorCode = "Pin";
+}
 
 export function checkVersionsFile(doc: unknown, where: string): VersionsFile {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc))

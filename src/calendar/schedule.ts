@@ -1,11 +1,14 @@
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { parseInstant } from "./calendar.js";
 /**
  * The logical date of a scheduled run comes from the scheduler's own record of when the run was due, never from
  * the wall clock, so a run that starts late, is retried the next morning, or fires twice still refreshes the
  * same dates (docs/scale-out.md, "Nightly runs").
  */
-export class ScheduleError extends GeorefreshError {}
+export class ScheduleError extends GeorefreshError {
+  override readonly code: ErrorCode = "Schedule";
+}
 
 const inRange = (at: Date) => at.getTime() >= 0 && at.getUTCFullYear() <= 9999;
 /** An environment value in a message: quoted, and cut when long. */

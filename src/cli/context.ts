@@ -3,6 +3,7 @@ import { loadConfig } from "../config/config.js";
 import type { Config } from "../config/config.js";
 import { BUILTINS } from "../builtins/index.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { parseBytes } from "../protocol/memory-budget.js";
 import { nameShown } from "../manifest/layout.js";
 import { allowListOf } from "../inputs/address-policy.js";
@@ -16,7 +17,9 @@ export interface CommonOptions {
 
 export const CONFIG_HELP = "config file (default ./georefresh.config.json)";
 
-export class UsageError extends GeorefreshError {}
+export class UsageError extends GeorefreshError {
+  override readonly code: ErrorCode = "Usage";
+}
 
 /** A commander parser for whole-number options: `--concurrency abc` is a usage error (exit 2), never NaN. */
 export function wholeNumber(min: number): (text: string) => number {

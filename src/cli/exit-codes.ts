@@ -1,55 +1,147 @@
 import { GeorefreshError } from "../errors.js";
-import { isStoreTransient, StoreError } from "../store/errors.js";
+import type { ErrorCode } from "../errors.js";
+import { OUTCOMES } from "../protocol/refresh-types.js";
+import type { Outcome } from "../protocol/refresh-types.js";
+import { StoreError } from "../store/errors.js";
 
-/** Exit codes of every georefresh command; README's "Exit codes" table is generated from the same meaning. */
+/** Exit codes of every georefresh command, by name. */
 export const EXIT = {
-  /** Done; nothing to report. */
   ok: 0,
-  /** The command ran and found a problem (a failed check, an invalid file). */
   failed: 1,
-  /** Wrong arguments or options. */
   usage: 2,
-  /** The store cannot be used as set up: credentials refused, bucket missing, bad URL, ignores conditional writes. */
   store: 3,
-  /** The store was unreachable or kept failing (timeouts, throttling, 5xx): run again later (EX_TEMPFAIL). */
+  superseded: 4,
+  partitionFailed: 5,
   transient: 75,
-  /** Stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal number, as shells report it. */
   SIGINT: 130,
   SIGTERM: 143,
 } as const;
 
+type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
 /**
- * The one table from error to exit code, by the errors' stable `code` (errors.ts), never by message; anything not
- * listed is a failure of the command (1), or of the store (3) for store errors, or 75 when the store was
- * unreachable.
+ * The one table from every error code and every partition outcome to the exit code it means. A Record over both
+ * unions: a new error code or outcome without an exit code does not compile. README's "Exit codes" table and
+ * `--help` are generated from it (test/cli/exit-codes.test.ts fails when they drift).
  */
-const BY_CODE: Record<string, number> = {
+export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
+  // outcomes of run/backfill
+  promoted: EXIT.ok,
+  reconciled: EXIT.ok,
+  unchanged: EXIT.ok,
+  invalid: EXIT.failed,
+  superseded: EXIT.superseded,
+  failed: EXIT.partitionFailed,
+  blocked: EXIT.transient,
+  // arguments, configuration, local inputs
   Usage: EXIT.usage,
-  Backfill: EXIT.usage,
   Config: EXIT.usage,
+  Backfill: EXIT.usage,
   Pin: EXIT.usage,
+  Schedule: EXIT.usage,
   PartitionName: EXIT.usage,
   GcFloor: EXIT.usage,
   Input: EXIT.usage,
+  MemorySetting: EXIT.usage,
+  TaskLoad: EXIT.usage,
   GeoParquetRead: EXIT.usage,
   InvalidKey: EXIT.usage,
   InvalidRange: EXIT.usage,
-  Schedule: EXIT.usage,
-  MemorySetting: EXIT.usage,
+  // what a command found or refused
   Read: EXIT.failed,
+  HistoryTooShort: EXIT.failed,
   Manifest: EXIT.failed,
   TamperedManifest: EXIT.failed,
-  HistoryTooShort: EXIT.failed,
   Snapshot: EXIT.failed,
   Stac: EXIT.failed,
   Report: EXIT.failed,
+  Refresh: EXIT.failed,
+  ComputeOutput: EXIT.failed,
+  NonDeterministic: EXIT.failed,
+  Memo: EXIT.failed,
+  Staging: EXIT.failed,
+  Crs: EXIT.failed,
+  Wkb: EXIT.failed,
+  FeatureSchema: EXIT.failed,
+  GeoParquetWrite: EXIT.failed,
+  GeoMetadata: EXIT.failed,
+  Thrift: EXIT.failed,
+  GeometryColumn: EXIT.failed,
+  InputIdentity: EXIT.failed,
+  InputRefused: EXIT.failed,
+  InputTooLarge: EXIT.failed,
+  // later
+  UpstreamMissing: EXIT.transient,
+  Unavailable: EXIT.transient,
+  LockTimeout: EXIT.transient,
+  // the store as set up
+  NotFound: EXIT.store,
+  AlreadyExists: EXIT.store,
+  PreconditionFailed: EXIT.store,
+  AccessDenied: EXIT.store,
+  Misconfigured: EXIT.store,
+  SpecialFile: EXIT.store,
+  Internal: EXIT.store,
 };
 
+/** Each exit code's meaning: `short` for --help, `long` for README's table. */
+const MEANING: Record<ExitCode, { short: string; long: string }> = {
+  0: { short: "success", long: "success" },
+  1: {
+    short: "the command ran and found a problem (a failed check, an invalid file or result)",
+    long: "the command ran and found a problem (a failed check, an invalid file, a tampered or unreadable manifest or snapshot; `gc` skipped a dataset it could not fully read; `--as-of` earlier than manifest history reaches; `stac` refused to write past an unreadable manifest, or stopped because another `stac` run of the dataset wrote the catalog meanwhile; `report` written, but some manifests could not be read; a manifest whose `promoted_at` is no real time is corrupt and named); `run`/`backfill`: a partition was `invalid` (validation or plausibility refused it, nothing was published)",
+  },
+  2: {
+    short: "usage or configuration error, or a local input that cannot be read",
+    long: "usage error, or an input that cannot be read (missing file, not Parquet, truncated, over the decode limit), an invalid key or date; a time that is not a strict ISO 8601 instant with its offset (`--as-of`, `GEOREFRESH_SCHEDULED_TIME`, `GEOREFRESH_JOB_NAME`); an unknown dataset (every command names it and the known ones); a configuration error found when the config loads: a name over 100 characters or with other characters than letters, digits, `_`, `.`, `-`, a `catalog.license` that is not an SPDX id or expression (or `other`), a pin the versions file lacks, a `dataset:` input the config does not name, datasets that read each other's partitions in a cycle, a bad `inputs` setting, a task module without the task",
+  },
+  3: {
+    short: "the store cannot be used as set up (credentials refused, bucket missing, ignores conditional writes)",
+    long: "the store cannot be used as set up: credentials refused, bucket missing, bad URL, credentials in the endpoint URL, ignores conditional writes, a symlink or special file in the filesystem store (a backfill stops starting partitions at the first such failure)",
+  },
+  4: {
+    short: "run/backfill: a partition was superseded (another run promoted first; this one changed nothing)",
+    long: "`run`/`backfill`: a partition was superseded (another run promoted first; this one changed nothing)",
+  },
+  5: {
+    short: "run/backfill: a partition failed (nothing half-done is visible)",
+    long: "`run`/`backfill`: a partition failed (task error, missing artifact, non-deterministic output, an input refused: a link-local or metadata address, a redirect into another host's private network, an HTTP answer that is not the whole file, an input over `GEOREFRESH_MAX_INPUT_BYTES`, …)",
+  },
+  75: {
+    short: "unreachable store or input, or a partition blocked on an upstream dataset: run again later",
+    long: "the store (or an HTTP input) was unreachable or kept failing (connection refused, timeouts, throttling, 5xx after retries): nothing is wrong with the setup, run again later (EX_TEMPFAIL; a backfill stops starting partitions); or a partition was `blocked` because an upstream dataset's partition is not promoted yet",
+  },
+  130: {
+    short: "stopped by SIGINT: partitions in flight finished, run again to continue",
+    long: "`run`/`backfill` stopped by SIGINT: partitions in flight finished, no more were started (a second signal stops at once); run again to finish",
+  },
+  143: {
+    short: "stopped by SIGTERM: likewise",
+    long: "`run`/`backfill` stopped by SIGTERM, likewise",
+  },
+};
+
+/** A backfill exits with the worst code among its partitions, in this order. */
+export const WORST_FIRST: readonly ExitCode[] = [
+  EXIT.store,
+  EXIT.transient,
+  EXIT.partitionFailed,
+  EXIT.superseded,
+  EXIT.failed,
+  EXIT.ok,
+];
+
+/** Exit code per partition outcome (kept for the library's OUTCOME_EXIT). */
+export const OUTCOME_EXIT = Object.fromEntries(OUTCOMES.map((o) => [o, EXIT_CODE[o]])) as Record<Outcome, ExitCode>;
+
 export function exitCodeOf(error: unknown): number {
-  const listed = error instanceof GeorefreshError ? BY_CODE[error.code] : undefined;
-  if (listed !== undefined) return listed;
-  if (isStoreTransient(error)) return EXIT.transient;
-  return error instanceof StoreError ? EXIT.store : EXIT.failed;
+  return error instanceof GeorefreshError ? EXIT_CODE[error.code] : EXIT.failed;
+}
+
+/** The worst of several exit codes (WORST_FIRST); 0 for none. */
+export function worstExit(codes: Iterable<number>): number {
+  const seen = new Set(codes);
+  return WORST_FIRST.find((c) => seen.has(c)) ?? EXIT.ok;
 }
 
 /**
@@ -62,4 +154,41 @@ export function storeExit(
   const failed = results.filter((r) => r?.storeProblem);
   if (failed.length === 0) return undefined;
   return failed.every((r) => r?.transient) ? EXIT.transient : EXIT.store;
+}
+
+/** What maps to a code: its outcomes and error codes, in table order. */
+function mappedTo(code: ExitCode): { outcomes: string[]; errors: string[] } {
+  const keys = Object.keys(EXIT_CODE).filter((k) => EXIT_CODE[k as keyof typeof EXIT_CODE] === code);
+  const outcomes = keys.filter((k) => (OUTCOMES as readonly string[]).includes(k));
+  return { outcomes, errors: keys.filter((k) => !outcomes.includes(k)) };
+}
+
+const CODES = Object.keys(MEANING).map(Number) as ExitCode[];
+
+/** README's "Exit codes" table, generated (npm run docs:exit-codes writes it). */
+export function exitCodesMarkdown(): string {
+  const rows = CODES.map((code) => {
+    const { outcomes, errors } = mappedTo(code);
+    const parts = [MEANING[code].long];
+    if (outcomes.length) parts.push(`outcomes: ${outcomes.map((o) => `\`${o}\``).join(", ")}`);
+    if (errors.length) parts.push(`error codes: ${errors.map((e) => `\`${e}\``).join(", ")}`);
+    return `| ${code} | ${parts.join(". ")} |`;
+  });
+  const worst = WORST_FIRST.join(" > ");
+  return [
+    "| code | meaning |",
+    "| --- | --- |",
+    ...rows,
+    "",
+    `A backfill exits with the worst code of its partitions (${worst}). \`--json\` output carries each error's \`code\`.`,
+  ].join("\n");
+}
+
+/** The `--help` epilogue, generated from the same table. */
+export function exitCodesHelp(): string {
+  const lines = CODES.map((code) => {
+    const { outcomes } = mappedTo(code);
+    return `  ${String(code).padStart(3)}  ${MEANING[code].short}${outcomes.length ? ` [${outcomes.join(", ")}]` : ""}`;
+  });
+  return `\nExit codes (a backfill exits with the worst of its partitions: ${WORST_FIRST.join(" > ")}):\n${lines.join("\n")}`;
 }

@@ -1,11 +1,15 @@
 import { readFile } from "node:fs/promises";
-import { isObjectUrl, openObject } from "../store/open.js";
+import { isObjectUrl, loadScheme, openObject } from "../store/schemes.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
-export class InputError extends GeorefreshError {}
+export class InputError extends GeorefreshError {
+  override readonly code: ErrorCode = "Input";
+}
 
 /** Bytes of a file named by a local path, a file:// URL, or an object URL of a registered store (s3://bucket/key). */
 export async function readInput(ref: string): Promise<Uint8Array> {
+  await loadScheme(ref).catch(() => undefined);
   if (isObjectUrl(ref)) {
     let object: ReturnType<typeof openObject>;
     try {

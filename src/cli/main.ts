@@ -1,17 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { registerAnalyst } from "./commands/analyst.js";
-import { registerDeliver } from "./commands/deliver.js";
-import { registerDoctor } from "./commands/doctor.js";
-import { registerFinalize } from "./commands/finalize.js";
-import { registerGc } from "./commands/gc.js";
-import { registerReport } from "./commands/report.js";
-import { registerRun } from "./commands/run.js";
-import { registerStac } from "./commands/stac.js";
-import { registerValidate } from "./commands/validate.js";
-import { registerVerify } from "./commands/verify.js";
-import { EXIT } from "./exit-codes.js";
+import { COMMANDS } from "./commands.js";
+import type { CommandName } from "./commands.js";
+import { EXIT, exitCodesHelp } from "./exit-codes.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -25,18 +17,20 @@ const program = new Command("georefresh")
   .description("Refresh partitioned GeoParquet datasets in object storage so that every task is safe to run again.")
   .version(pkg.version)
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .addHelpText("after", exitCodesHelp());
 
-registerDoctor(program);
-registerRun(program);
-registerFinalize(program);
-registerAnalyst(program);
-registerStac(program);
-registerReport(program);
-registerDeliver(program);
-registerGc(program);
-registerValidate(program);
-registerVerify(program);
+/**
+ * Only the command being run is loaded (with `help <command>`, that one): its module registers it in full. Without
+ * one, every command is listed from its description alone, for `--help` and for commander's suggestions.
+ */
+const args = process.argv.slice(2);
+const first = args.find((a) => !a.startsWith("-"));
+const named = first === "help" ? args[args.indexOf("help") + 1] : first;
+const isCommand = (name: string | undefined): name is CommandName =>
+  name !== undefined && Object.hasOwn(COMMANDS, name);
+if (isCommand(named)) (await COMMANDS[named].register())(program);
+else for (const [name, { description }] of Object.entries(COMMANDS)) program.command(name).description(description);
 
 try {
   await program.parseAsync(process.argv);

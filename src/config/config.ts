@@ -9,6 +9,7 @@ import type { TaskDefinition } from "../task/task.js";
 import { loadTask } from "../task/task-ref.js";
 import type { TaskRef } from "../task/task-ref.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import parseSpdx from "spdx-expression-parse";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 import { upstreamsOf } from "../inputs/dataset-input.js";
@@ -42,7 +43,9 @@ export interface CatalogConfig {
   description?: string;
 }
 
-export class ConfigError extends GeorefreshError {}
+export class ConfigError extends GeorefreshError {
+  override readonly code: ErrorCode = "Config";
+}
 
 async function readJson(path: string, what: string): Promise<unknown> {
   let text: string;

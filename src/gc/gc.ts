@@ -13,6 +13,7 @@ import { MEMO_PREFIX } from "../protocol/memo.js";
 import { hasMultipartUploads } from "../store/types.js";
 import type { ObjectStore } from "../store/types.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /** Below this, `olderThanMs` needs `overrideFloor` (README "Safety"). */
 export const MIN_FLOOR_MS = 3_600_000;
@@ -51,7 +52,9 @@ export interface GcReport {
   spared: { key: string; reason: string }[];
 }
 
-export class GcFloorError extends GeorefreshError {}
+export class GcFloorError extends GeorefreshError {
+  override readonly code: ErrorCode = "GcFloor";
+}
 
 type Candidate = { key: string; kind: "artifact" } | { key: string; kind: "event"; sha256: string };
 

@@ -3,6 +3,7 @@ import type { Geometry, Position } from "./geometry.js";
 import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
 import type { Datum } from "./projjson.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /** A CRS georefresh can compute in. Unknown or missing CRSs are errors, never guesses. */
 export interface Crs {
@@ -17,7 +18,9 @@ export interface Crs {
   projjson: Record<string, unknown> | undefined;
 }
 
-export class CrsError extends GeorefreshError {}
+export class CrsError extends GeorefreshError {
+  override readonly code: ErrorCode = "Crs";
+}
 
 const WORLD: Crs["areaOfUse"] = [-180, -90, 180, 90];
 

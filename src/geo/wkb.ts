@@ -1,9 +1,12 @@
 import { emptyBBox, TYPE_OF_CODE, WKB_CODE } from "./geometry.js";
 import type { BBox, Geometry, GeometryType, Position } from "./geometry.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /** Malformed WKB, located by row and byte offset so the bad value can be found in the source. */
 export class WkbError extends GeorefreshError {
+  override readonly code: ErrorCode = "Wkb";
+
   constructor(
     message: string,
     readonly row: number | undefined,

@@ -1,8 +1,11 @@
 import { DataType, makeData, makeVector } from "apache-arrow";
 import type { Data, Vector } from "apache-arrow";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
-export class GeometryColumnError extends GeorefreshError {}
+export class GeometryColumnError extends GeorefreshError {
+  override readonly code: ErrorCode = "GeometryColumn";
+}
 
 /** A Binary (WKB) Arrow column as one byte buffer plus Int32 offsets, copying only when it spans several chunks. */
 export function binaryColumn(vector: Vector, name: string): { data: Uint8Array; offsets: Int32Array } {

@@ -3,6 +3,7 @@ import type { DataType, Vector } from "apache-arrow";
 import type { Geometry } from "../geo/geometry.js";
 import { encodeWkbColumn } from "../geo/wkb.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 export type PropertyValue = string | number | boolean | null | undefined;
 
@@ -18,7 +19,9 @@ export interface ColumnSpec {
   type: ColumnType;
 }
 
-export class FeatureSchemaError extends GeorefreshError {}
+export class FeatureSchemaError extends GeorefreshError {
+  override readonly code: ErrorCode = "FeatureSchema";
+}
 
 const ARROW_TYPE: Record<ColumnType, () => DataType> = {
   string: () => new Utf8(),

@@ -1,5 +1,6 @@
 import type { Crs } from "../geo/crs.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /** GeoParquet 1.1 `geo` file metadata, as georefresh writes it and as it reads other tools' files. */
 export interface GeoColumnMetadata {
@@ -75,7 +76,9 @@ export function geoMetadataJson(args: {
   });
 }
 
-export class GeoMetadataError extends GeorefreshError {}
+export class GeoMetadataError extends GeorefreshError {
+  override readonly code: ErrorCode = "GeoMetadata";
+}
 
 export function parseGeoMetadata(text: string | undefined, where: string): GeoMetadata {
   if (text === undefined) throw new GeoMetadataError(`${where} is not GeoParquet: no 'geo' key in the Parquet footer`);

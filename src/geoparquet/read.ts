@@ -5,8 +5,11 @@ import { longestDictionaryValues } from "./dictionary-bound.js";
 import { parseGeoMetadata } from "./metadata.js";
 import type { GeoMetadata } from "./metadata.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
-export class GeoParquetReadError extends GeorefreshError {}
+export class GeoParquetReadError extends GeorefreshError {
+  override readonly code: ErrorCode = "GeoParquetRead";
+}
 
 /** Footer facts of a (Geo)Parquet file, read without decoding any data page. */
 export interface ParquetFooter {

@@ -1,4 +1,5 @@
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * Thrift compact protocol, the encoding of a Parquet footer, kept lossless: every field remembers its wire type
@@ -38,7 +39,9 @@ export interface ThriftStruct {
   fields: ThriftField[];
 }
 
-export class ThriftError extends GeorefreshError {}
+export class ThriftError extends GeorefreshError {
+  override readonly code: ErrorCode = "Thrift";
+}
 
 const MAX_DEPTH = 64; // Parquet footers nest a handful of levels; deeper is a hostile file
 

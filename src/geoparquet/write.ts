@@ -14,6 +14,7 @@ import { COVERING_COLUMN } from "./row-group.js";
 import type { GroupSource } from "./row-group.js";
 import { RowGroupSplicer } from "./splice.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 export { COVERING_COLUMN };
 
@@ -55,7 +56,9 @@ export interface WriteResult {
   geo: string;
 }
 
-export class GeoParquetWriteError extends GeorefreshError {}
+export class GeoParquetWriteError extends GeorefreshError {
+  override readonly code: ErrorCode = "GeoParquetWrite";
+}
 
 function statsFromWkb(data: Uint8Array, offsets: Int32Array): { bboxes: Float64Array; types: Set<string> } {
   const rows = offsets.length - 1;

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../errors.js";
 import { BlockList, isIP } from "node:net";
 import { InputIdentityError } from "./identity-error.js";
 
@@ -11,7 +12,9 @@ import { InputIdentityError } from "./identity-error.js";
  * unless the host or range is allowed by name: GEOREFRESH_ALLOW_HOSTS, the config's "inputs.allowHosts", or the
  * task's `allowHosts`. Checked on the address actually connected to, not only on the name.
  */
-export class InputRefusedError extends InputIdentityError {}
+export class InputRefusedError extends InputIdentityError {
+  override readonly code: ErrorCode = "InputRefused";
+}
 
 /** Link-local and the metadata services: never, unless allowed. */
 const METADATA = new BlockList();

@@ -6,6 +6,7 @@ import type { ObjectStore } from "../store/types.js";
 import type { InputKind, ResolvedInput } from "./identity.js";
 import { InputIdentityError } from "./identity-error.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { copyToFile } from "./input-copy.js";
 
 /**
@@ -15,7 +16,9 @@ import { copyToFile } from "./input-copy.js";
  * the artifact it pointed at is write-once). The identity is that artifact's sha256, so an upstream change makes
  * a new downstream key.
  */
-export class UpstreamMissingError extends GeorefreshError {}
+export class UpstreamMissingError extends GeorefreshError {
+  override readonly code: ErrorCode = "UpstreamMissing";
+}
 
 export const isDatasetInput = (uri: string) => uri.startsWith("dataset:");
 

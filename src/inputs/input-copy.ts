@@ -7,6 +7,7 @@ import { Transform } from "node:stream";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { InputIdentityError } from "./identity-error.js";
 import { parseBytes } from "../protocol/memory-budget.js";
 
@@ -16,7 +17,9 @@ import { parseBytes } from "../protocol/memory-budget.js";
  * once, read on demand, shared with the partition workers by path. Files live in one folder per process under
  * TMPDIR, named `georefresh-inputs-<pid>-*`, removed when the process exits (gc sweeps what a killed run left).
  */
-export class InputTooLargeError extends GeorefreshError {}
+export class InputTooLargeError extends GeorefreshError {
+  override readonly code: ErrorCode = "InputTooLarge";
+}
 
 export const DEFAULT_MAX_INPUT_BYTES = 4 * 2 ** 30;
 const TEMP_PREFIXES = ["georefresh-inputs-"] as const;

@@ -1,4 +1,4 @@
-import { isObjectUrl, openObject } from "../store/open.js";
+import { isObjectUrl, openObject } from "../store/schemes.js";
 import type { ObjectStore } from "../store/types.js";
 import type { InputKind, ResolvedInput } from "./identity.js";
 import { InputIdentityError } from "./identity-error.js";

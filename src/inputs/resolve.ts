@@ -4,6 +4,7 @@ import { httpInput } from "./http-input.js";
 import type { InputContext, InputKind, PreparedInput, ResolvedInput } from "./identity.js";
 import { preparedInput } from "./identity.js";
 import { objectInput } from "./object-input.js";
+import { loadScheme } from "../store/schemes.js";
 
 export type { InputKind, PreparedInput, ResolvedInput } from "./identity.js";
 export { keyedIdentity } from "./identity.js";
@@ -22,6 +23,8 @@ export async function resolveInput(
   context: InputContext & { prepared?: PreparedInput } = {},
 ): Promise<ResolvedInput> {
   if (context.prepared) return preparedInput(uri, context.prepared);
+  // An object URL's store backend loads on first use (s3://, az://): only then can its kind tell it is one.
+  await loadScheme(uri).catch(() => undefined);
   const kind = KINDS.find((k) => k.matches(uri)) as InputKind;
   return kind.resolve(uri, context);
 }

@@ -5,8 +5,11 @@ import type { ObjectStore } from "../store/types.js";
 import { artifactKey, partitionOfManifestKey } from "./layout.js";
 import type { Manifest } from "./types.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
-export class ManifestError extends GeorefreshError {}
+export class ManifestError extends GeorefreshError {
+  override readonly code: ErrorCode = "Manifest";
+}
 
 // Read at run time from the package root (src/ and dist/ sit at the same depth), where the contract lives.
 const schema = JSON.parse(readFileSync(new URL("../../manifest.schema.json", import.meta.url), "utf8")) as object;
@@ -44,6 +47,8 @@ function check(doc: unknown, where: string): Manifest {
 
 /** A manifest whose content does not belong where it was read: it names another partition, or another partition's artifact. */
 export class TamperedManifestError extends ManifestError {
+  override readonly code: ErrorCode = "TamperedManifest";
+
   constructor(message: string) {
     super(message);
     this.name = "TamperedManifestError";

@@ -1,4 +1,5 @@
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 /**
  * Where everything lives in the store. Partitions are Hive-style (region=…/date=…) so DuckDB and friends can
  * read a dataset's artifacts with partition columns; one manifest per partition keeps a 1,000-partition
@@ -28,7 +29,9 @@ export const nameShown = (name: unknown) => {
   return text.length > NAME_MAX + 20 ? `${text.slice(0, NAME_MAX)}…" (${String(name).length} characters)` : text;
 };
 
-export class PartitionNameError extends GeorefreshError {}
+export class PartitionNameError extends GeorefreshError {
+  override readonly code: ErrorCode = "PartitionName";
+}
 
 /** Dataset and region names become key segments: checked here, before any key is built from them. */
 export function checkPartition(p: Partition): Partition {

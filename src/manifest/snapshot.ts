@@ -1,4 +1,5 @@
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import type { Bbox } from "../geo/bbox.js";
 import { sha256Hex } from "../store/digest.js";
 import { NotFoundError } from "../store/errors.js";
@@ -49,7 +50,9 @@ export interface SnapshotPointer {
 /** The key of a partition in a pointer's `versions`. */
 export const versionSlot = (p: { region: string; date: string }) => `${p.region}/${p.date}`;
 
-export class SnapshotError extends GeorefreshError {}
+export class SnapshotError extends GeorefreshError {
+  override readonly code: ErrorCode = "Snapshot";
+}
 
 export const snapshotPrefix = (dataset: string) => `snapshots/${dataset}/`;
 export const snapshotKey = (dataset: string, id: string) => `snapshots/${dataset}/${id}.json`;

@@ -2,6 +2,7 @@ import type { Partition } from "../manifest/layout.js";
 import { logicalDates } from "../calendar/calendar.js";
 import type { TaskDefinition } from "../task/task.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * The plan of a backfill, and how it is split. The unit of splitting is a *lane*: one region's logical dates, in
@@ -31,7 +32,9 @@ export interface PlanOptions {
   shard?: Shard;
 }
 
-export class BackfillError extends GeorefreshError {}
+export class BackfillError extends GeorefreshError {
+  override readonly code: ErrorCode = "Backfill";
+}
 
 /** "i/n" (0-based) → shard. */
 export function parseShard(text: string): Shard {

@@ -10,7 +10,7 @@ import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import { refreshPartition } from "../protocol/refresh.js";
 import type { ManifestAtStart } from "../protocol/refresh.js";
-import { openStore } from "../store/open.js";
+import { loadStore } from "../store/schemes.js";
 import type { ObjectStore } from "../store/types.js";
 import type { Partition, TaskDefinition } from "../task/task.js";
 import { loadTask } from "../task/task-ref.js";
@@ -54,7 +54,7 @@ channel.onJob(async (msg) => {
     const refKey = JSON.stringify(job.task);
     if (!tasks.has(refKey)) tasks.set(refKey, loadTask(job.task as TaskRef));
     let store = stores.get(job.store);
-    if (!store) stores.set(job.store, (store = openStore(job.store)));
+    if (!store) stores.set(job.store, (store = await loadStore(job.store)));
     const result = await refreshPartition(
       {
         ...job.each,

@@ -5,6 +5,7 @@ import { NAME, NAME_RULE } from "../manifest/layout.js";
 import type { ObjectStore } from "../store/types.js";
 import { canonicalJson } from "./fingerprint.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * Memoized external calls (`ctx.memo`): a response is stored under a key derived from the task, the call's name
@@ -17,7 +18,9 @@ export const MEMO_PREFIX = "memo/";
 /** A claim lapses this long after its holder stopped renewing it (a crashed run): its re-run waits that long. */
 const leaseMs = () => Number(process.env.GEOREFRESH_MEMO_LEASE_MS) || 30_000;
 
-export class MemoError extends GeorefreshError {}
+export class MemoError extends GeorefreshError {
+  override readonly code: ErrorCode = "Memo";
+}
 
 export interface MemoOptions {
   leaseMs?: number;

@@ -1,4 +1,5 @@
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * What the memory setting (`--max-memory`, a dataset's "maxMemory") bounds: the bytes georefresh buffers of an
@@ -14,7 +15,9 @@ export interface MemoryBudget {
   partBytes: number;
 }
 
-export class MemorySettingError extends GeorefreshError {}
+export class MemorySettingError extends GeorefreshError {
+  override readonly code: ErrorCode = "MemorySetting";
+}
 
 export const DEFAULT_MAX_MEMORY = 256 * 2 ** 20;
 const MAX_PART = 64 * 2 ** 20;

@@ -10,9 +10,12 @@ import type { ManifestEntry } from "../manifest/types.js";
 import { AlreadyExistsError } from "../store/errors.js";
 import type { ObjectStore, StreamBody } from "../store/types.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import type { Recorded } from "./record.js";
 
-export class NonDeterministicError extends GeorefreshError {}
+export class NonDeterministicError extends GeorefreshError {
+  override readonly code: ErrorCode = "NonDeterministic";
+}
 
 export interface Publication {
   partition: Partition;

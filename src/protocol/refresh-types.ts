@@ -9,6 +9,7 @@ import type { VersionsFile } from "../calendar/pins.js";
 import type { ProvenCurrent } from "../manifest/snapshot-commit.js";
 import type { TaskDefinition } from "../task/task.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * - promoted: computed, validated, published, and the manifest now points at it
@@ -19,18 +20,8 @@ import { GeorefreshError } from "../errors.js";
  * - blocked: an upstream dataset's partition it reads is not promoted yet; nothing was written (exit 75: later)
  * - failed: anything else went wrong; nothing half-done is visible
  */
-export type Outcome = "promoted" | "reconciled" | "unchanged" | "superseded" | "invalid" | "blocked" | "failed";
-
-/** Exit code per outcome (README "Exit codes"). */
-export const OUTCOME_EXIT: Record<Outcome, number> = {
-  promoted: 0,
-  reconciled: 0,
-  unchanged: 0,
-  superseded: 4,
-  invalid: 1,
-  blocked: 75,
-  failed: 5,
-};
+export const OUTCOMES = ["promoted", "reconciled", "unchanged", "superseded", "invalid", "blocked", "failed"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
 /** A partition's manifest as a run found it at start, and its version: the only one the promotion may replace. */
 export type ManifestAtStart = { manifest: Manifest; version: string };
@@ -101,6 +92,8 @@ export interface RunContext {
 }
 
 export class RefreshError extends GeorefreshError {
+  override readonly code: ErrorCode = "Refresh";
+
   constructor(
     message: string,
     readonly outcome: "invalid" | "failed",

@@ -14,7 +14,7 @@ import { planRun } from "./run-plan.js";
 import type { ManifestAtStart, RunPlan } from "./run-plan.js";
 import { verify } from "./verify.js";
 
-export { OUTCOME_EXIT, RefreshError } from "./refresh-types.js";
+export { OUTCOMES, RefreshError } from "./refresh-types.js";
 export type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
 export type { ManifestAtStart, RunPlan } from "./run-plan.js";
 export { planRun } from "./run-plan.js";

@@ -5,8 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StreamBody } from "../store/types.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
-export class StagingError extends GeorefreshError {}
+export class StagingError extends GeorefreshError {
+  override readonly code: ErrorCode = "Staging";
+}
 
 /**
  * An artifact's bytes on their way to the store (docs/large-partitions.md): written in order by the writer (or by

@@ -8,8 +8,11 @@ import { bboxToLonLat } from "../geo/bbox.js";
 import { Dataset } from "../views/reader.js";
 import { verifiedBytes } from "../views/dataset-view.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
-export class ReportError extends GeorefreshError {}
+export class ReportError extends GeorefreshError {
+  override readonly code: ErrorCode = "Report";
+}
 
 export type CellState = "current" | "overridden" | "retired" | "never-built";
 

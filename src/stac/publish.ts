@@ -1,5 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { sha256Hex } from "../store/digest.js";
 import { predictsVersions } from "../store/types.js";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../store/errors.js";
@@ -16,7 +17,9 @@ import type { CatalogState } from "./state.js";
 import { manifestKey } from "../manifest/layout.js";
 import type { CatalogOptions } from "./layout.js";
 
-export class StacError extends GeorefreshError {}
+export class StacError extends GeorefreshError {
+  override readonly code: ErrorCode = "Stac";
+}
 
 export interface StacOptions {
   cadence: "daily" | "monthly";

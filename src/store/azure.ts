@@ -18,7 +18,7 @@ import { presentBy } from "./get-if-present.js";
 import { validateRange } from "./range.js";
 import { DEFAULT_RETRY, withRetry } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
-import { splitAfterRoot } from "./schemes.js";
+import { registerStoreScheme, splitAfterRoot } from "./schemes.js";
 import type { StoreScheme } from "./schemes.js";
 import { hasUserinfo, redact } from "./secrets.js";
 import { bodyBytes, bodyParts, isStreamBody } from "./types.js";
@@ -537,10 +537,12 @@ export function azureOptions(url: string): AzureStoreOptions {
   };
 }
 
-/** The az:// and azure:// schemes (registered in open.ts). */
+/** The az:// and azure:// schemes, registered when this module loads. */
 export const azureScheme: StoreScheme = {
   schemes: ["az", "azure"],
   example: "az://container/prefix",
   open: (url) => new AzureStore(azureOptions(url)),
   split: splitAfterRoot("container"),
 };
+
+registerStoreScheme(azureScheme);

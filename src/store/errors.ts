@@ -25,7 +25,7 @@ export interface StoreErrorOptions {
 /** Any store failure; used directly only for the unexpected ("Internal"). Subclasses set `code`. */
 export class StoreError extends GeorefreshError {
   static readonly code: StoreErrorCode = "Internal";
-  declare readonly code: StoreErrorCode;
+  override readonly code: StoreErrorCode;
   readonly key: string | undefined;
 
   constructor(message: string, options: StoreErrorOptions = {}) {

@@ -7,7 +7,7 @@ export { MemoryStore } from "./memory.js";
 export { getIfPresent } from "./get-if-present.js";
 export { S3Store, unquoteEtag } from "./s3.js";
 export type { S3StoreOptions } from "./s3.js";
-export { openStore, openObject, isObjectUrl, registerStoreScheme, splitAfterRoot } from "./open.js";
+export { loadStore, openStore, openObject, isObjectUrl, registerStoreScheme, splitAfterRoot } from "./open.js";
 export type { OpenStoreOptions, StoreScheme } from "./open.js";
 export { probeStore, PROBE_PREFIX } from "./probe.js";
 export type { ProbeCheck, ProbeReport } from "./probe.js";

@@ -1,18 +1,16 @@
+import { BACKENDS } from "./backends.js";
 import { MisconfiguredError } from "./errors.js";
-import type { FsStoreOptions } from "./fs.js";
-import type { S3StoreOptions } from "./s3.js";
 import type { ObjectStore } from "./types.js";
 
-/** Per-backend settings a caller may pass to openStore; each backend reads its own. */
-export interface OpenStoreOptions {
-  fs?: FsStoreOptions;
-  /** Overrides for s3:// URLs; anything unset comes from the URL's query, then the AWS SDK's usual sources. */
-  s3?: Partial<Omit<S3StoreOptions, "bucket" | "prefix">>;
-}
+/**
+ * Per-backend settings a caller may pass to openStore; each backend adds and reads its own field (by declaration
+ * merging in its scheme file), so this registry knows no backend's types.
+ */
+export interface OpenStoreOptions {}
 
 /**
- * A store backend as a URL scheme. Adding a backend is its own file plus one `registerStoreScheme` call
- * (builtin-schemes.ts): store URLs (`--store`, the config) and object URLs (inputs, `validate`) then reach it.
+ * A store backend as a URL scheme. Adding a backend is its own file that calls `registerStoreScheme` when it loads,
+ * plus its line in backends.ts: store URLs (`--store`, the config) and object URLs (inputs, `validate`) then reach it.
  */
 export interface StoreScheme {
   /** Lower-case schemes it answers for, e.g. ["s3"]. */
@@ -46,6 +44,18 @@ function schemeFor(url: string): StoreScheme {
   const scheme = registry.get(name);
   if (!scheme) throw new MisconfiguredError(`unsupported store URL scheme '${name}://' in ${url}: use ${examples()}`);
   return scheme;
+}
+
+/** Loads the backend module a URL's scheme names, once (it registers itself); unknown schemes are left to openStore. */
+export async function loadScheme(url: string): Promise<void> {
+  const name = schemeOf(url) ?? "";
+  if (!registry.has(name) && Object.hasOwn(BACKENDS, name)) await (BACKENDS[name] as () => Promise<unknown>)();
+}
+
+/** openStore, after loading the URL's backend: what the CLI and workers use, so each pays only for its store's SDK. */
+export async function loadStore(url: string, options: OpenStoreOptions = {}): Promise<ObjectStore> {
+  await loadScheme(url);
+  return openStore(url, options);
 }
 
 /** Opens the store a URL names; a plain path is the filesystem store (the embedded default). */

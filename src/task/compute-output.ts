@@ -9,6 +9,7 @@ import { binaryColumn } from "../geoparquet/columns.js";
 import { featuresToTable, FeatureSchemaError } from "../geoparquet/features.js";
 import type { ColumnSpec, Feature } from "../geoparquet/features.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /** What compute may return or yield: features, or Arrow data with a WKB `geometry` column. */
 export type ComputeBatch = Feature[] | Table | RecordBatch;
@@ -17,7 +18,9 @@ export type ComputeOutput = Promise<ComputeBatch> | AsyncIterable<ComputeBatch>;
 export const GEOMETRY_COLUMN = "geometry";
 
 /** compute's output cannot become an artifact (wrong shape, malformed WKB, undeclared columns). */
-export class ComputeOutputError extends GeorefreshError {}
+export class ComputeOutputError extends GeorefreshError {
+  override readonly code: ErrorCode = "ComputeOutput";
+}
 
 const ARROW_NAME: Record<ColumnSpec["type"], string> = {
   string: "Utf8",

@@ -2,6 +2,7 @@ import { FORMATS } from "../geoparquet/metadata.js";
 import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import type { TaskDefinition } from "./task.js";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /**
  * Where a task's code lives, so another thread can load the same task: a module URL, the export, and an
@@ -15,7 +16,9 @@ export interface TaskRef {
   format?: GeoParquetFormat;
 }
 
-export class TaskLoadError extends GeorefreshError {}
+export class TaskLoadError extends GeorefreshError {
+  override readonly code: ErrorCode = "TaskLoad";
+}
 
 export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   const mod = (await import(ref.module)) as Record<string, unknown>;

@@ -1,8 +1,8 @@
 import type { Table } from "apache-arrow";
 import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { bboxesIntersect, bboxToLonLat } from "../geo/bbox.js";
 import type { Bbox } from "../geo/bbox.js";
-import { readGeoParquet } from "../geoparquet/read.js";
 import type { SnapshotPartition } from "../manifest/snapshot.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
 import { HISTORY_LIMIT } from "../manifest/types.js";
@@ -10,7 +10,9 @@ import { sha256Hex } from "../store/digest.js";
 import { NotFoundError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 
-export class ReadError extends GeorefreshError {}
+export class ReadError extends GeorefreshError {
+  override readonly code: ErrorCode = "Read";
+}
 
 /** What a reader needs of a partition's artifact: a manifest entry, or a snapshot's record of one. */
 export type ViewEntry = Pick<ManifestEntry, "key" | "artifact" | "sha256" | "bytes" | "rows" | "bbox" | "crs">;
@@ -91,7 +93,11 @@ export class DatasetView {
   }
 
   async read(p: ViewPartition): Promise<Table> {
-    return (await readGeoParquet(await this.bytes(p), this.store.locate(p.entry.artifact))).table;
+    return (
+      await (
+        await import("../geoparquet/read.js")
+      ).readGeoParquet(await this.bytes(p), this.store.locate(p.entry.artifact))
+    ).table;
   }
 }
 
@@ -129,7 +135,9 @@ export function viewOfSnapshot(p: SnapshotPartition): ViewPartition {
 }
 
 /** History does not reach back to the moment asked about. */
-export class HistoryTooShortError extends ReadError {}
+export class HistoryTooShortError extends ReadError {
+  override readonly code: ErrorCode = "HistoryTooShort";
+}
 
 /**
  * The entry a reader following this manifest saw at `at`: the newest promoted at or before it, unless the

@@ -1,9 +1,8 @@
 import type { Table } from "apache-arrow";
 import { ManifestError, readManifest } from "../manifest/codec.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
-import { readGeoParquet } from "../geoparquet/read.js";
 import { readPointer, readSnapshot, SnapshotError } from "../manifest/snapshot.js";
-import { openStore } from "../store/open.js";
+import { openStore } from "../store/schemes.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey, manifestPrefix, partitionOfManifestKey } from "../manifest/layout.js";
 import { mapBounded } from "../bounded.js";
@@ -91,7 +90,11 @@ export class Dataset {
 
   async read(region: string, which: Which): Promise<{ entry: ManifestEntry; table: Table }> {
     const { entry, bytes } = await this.bytes(region, which);
-    return { entry, table: (await readGeoParquet(bytes, this.store.locate(entry.artifact))).table };
+    return {
+      entry,
+      table: (await (await import("../geoparquet/read.js")).readGeoParquet(bytes, this.store.locate(entry.artifact)))
+        .table,
+    };
   }
 
   /** What readers following the manifests see now: every current, unretired partition. */
@@ -136,6 +139,7 @@ export class Dataset {
   }
 }
 
+/** A store URL's backend must be loaded (the library's index loads them all; the CLI calls loadScheme). */
 export function openDataset(storeUrl: string | ObjectStore, name: string): Dataset {
   return new Dataset(typeof storeUrl === "string" ? openStore(storeUrl) : storeUrl, name);
 }

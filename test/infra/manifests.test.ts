@@ -20,7 +20,7 @@ import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import { beforeAll, afterAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { EXIT } from "../../src/cli/exit-codes.js";
-import { OUTCOME_EXIT } from "../../src/protocol/refresh.js";
+import { OUTCOME_EXIT } from "../../src/cli/exit-codes.js";
 import { runCli } from "../helpers/cli.js";
 import { VERSIONS, writePoints } from "../helpers/points-task.js";
 import { typecheck } from "../helpers/typecheck.js";

@@ -1,10 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { COMMANDS } from "../commands.js";
 import { parseBbox } from "../../geo/bbox.js";
 import { parseInstant } from "../../calendar/calendar.js";
 import { decodeWkb } from "../../geo/wkb.js";
-import { readGeoParquet } from "../../geoparquet/read.js";
 import { openDataset } from "../../views/reader.js";
+import { loadScheme } from "../../store/schemes.js";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
 import { CONFIG_HELP, openConfig, unknownDataset, UsageError } from "../context.js";
@@ -88,6 +89,7 @@ async function withDataset(
 ): Promise<void> {
   try {
     const config = await openConfig(opts);
+    await loadScheme(config.store);
     const ds = openDataset(config.store, name);
     try {
       // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
@@ -125,38 +127,34 @@ const common = (cmd: Command) =>
     .option("--json", "machine-readable output");
 
 export function registerAnalyst(program: Command): void {
-  common(
-    program
-      .command("ls")
-      .description("list a dataset's partitions: status, rows, when last promoted")
-      .argument("<dataset>"),
-  ).action((name: string, opts: Opts) =>
-    withDataset(name, opts, async (ds) => {
-      const scanned = await ds.scan();
-      const parts = scanned.partitions.sort((a, b) =>
-        a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
-      );
-      const rows = parts.map((p) => ({
-        region: p.region,
-        date: p.date,
-        status: p.manifest.retired ? "retired" : p.manifest.current ? "current" : "empty",
-        rows: p.manifest.current?.rows ?? 0,
-        key: p.manifest.current?.key ?? null,
-        promoted_at: p.manifest.current?.promoted_at ?? null,
-      }));
-      if (opts.json) printJson(rows);
-      else
-        for (const r of rows)
-          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
-      reportProblems(scanned.problems);
-    }),
+  common(program.command("ls").description(COMMANDS.ls.description).argument("<dataset>")).action(
+    (name: string, opts: Opts) =>
+      withDataset(name, opts, async (ds) => {
+        const scanned = await ds.scan();
+        const parts = scanned.partitions.sort((a, b) =>
+          a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
+        );
+        const rows = parts.map((p) => ({
+          region: p.region,
+          date: p.date,
+          status: p.manifest.retired ? "retired" : p.manifest.current ? "current" : "empty",
+          rows: p.manifest.current?.rows ?? 0,
+          key: p.manifest.current?.key ?? null,
+          promoted_at: p.manifest.current?.promoted_at ?? null,
+        }));
+        if (opts.json) printJson(rows);
+        else
+          for (const r of rows)
+            out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+        reportProblems(scanned.problems);
+      }),
   );
 
   viewOptions(
     common(
       program
         .command("show")
-        .description("show the manifest entry a partition's readers follow")
+        .description(COMMANDS.show.description)
         .argument("<dataset>")
         .requiredOption("--region <region>")
         .option("--date <date>", "logical date")
@@ -182,7 +180,7 @@ export function registerAnalyst(program: Command): void {
       common(
         program
           .command("urls")
-          .description("artifact locations of current partitions, ready for DuckDB's read_parquet([...])")
+          .description(COMMANDS.urls.description)
           .argument("<dataset>")
           .option("--latest", "only the latest date of each region"),
       ),
@@ -203,9 +201,7 @@ export function registerAnalyst(program: Command): void {
       common(
         program
           .command("read")
-          .description(
-            "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, every selected partition's rows",
-          )
+          .description(COMMANDS.read.description)
           .argument("<dataset>")
           .option("--region <region>")
           .option("--date <date>", "logical date")
@@ -235,7 +231,11 @@ export function registerAnalyst(program: Command): void {
         // One partition of the current view: straight through its manifest, whose own errors then speak.
         const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
         if (format === "parquet") payload = bytes;
-        else tables.push((await readGeoParquet(bytes, ds.store.locate(entry.artifact))).table);
+        else
+          tables.push(
+            (await (await import("../../geoparquet/read.js")).readGeoParquet(bytes, ds.store.locate(entry.artifact)))
+              .table,
+          );
       } else {
         const view = await viewOf(ds, opts);
         const parts = many

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
+import { COMMANDS } from "../commands.js";
 import { deliverOutbox } from "../../outbox/deliver.js";
-import { openStore } from "../../store/open.js";
+import { loadStore } from "../../store/schemes.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -9,9 +10,7 @@ import { err, out, printJson, reportError } from "../output.js";
 export function registerDeliver(program: Command): void {
   program
     .command("deliver")
-    .description(
-      "send pending outbox events (one per promoted change) to a webhook, with Idempotency-Key and HMAC signature",
-    )
+    .description(COMMANDS.deliver.description)
     .requiredOption("--webhook <url>", "http(s) URL that receives a POST per event")
     .option(
       "--secret <secret>",
@@ -31,7 +30,7 @@ export function registerDeliver(program: Command): void {
         if (!/^https?:\/\//.test(opts.webhook) || !URL.canParse(opts.webhook))
           throw new UsageError(`--webhook ${opts.webhook}: expected an http:// or https:// URL`);
         const config = await openConfig(opts);
-        const store = openStore(config.store);
+        const store = await loadStore(config.store);
         try {
           const report = await deliverOutbox(store, {
             webhook: opts.webhook,

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { openStore } from "../../store/open.js";
+import { COMMANDS } from "../commands.js";
+import { loadStore } from "../../store/schemes.js";
 import { probeStore } from "../../store/probe.js";
 import { EXIT } from "../exit-codes.js";
 import { err, out, printJson, reportError } from "../output.js";
@@ -7,9 +8,7 @@ import { err, out, printJson, reportError } from "../output.js";
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description(
-      "prove that a store honours conditional writes (create-if-absent and compare-and-swap) on a scratch key",
-    )
+    .description(COMMANDS.doctor.description)
     .requiredOption(
       "--store <url>",
       "directory, file:///path, memory://name, s3://bucket/prefix or az://container/prefix",
@@ -19,7 +18,7 @@ export function registerDoctor(program: Command): void {
     .action(async (opts: { store: string; json?: boolean }) => {
       const json = Boolean(opts.json);
       try {
-        const store = openStore(opts.store);
+        const store = await loadStore(opts.store);
         try {
           const report = await probeStore(store);
           if (json) printJson(report);

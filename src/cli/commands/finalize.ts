@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { openStore } from "../../store/open.js";
+import { COMMANDS } from "../commands.js";
+import { loadStore } from "../../store/schemes.js";
 import { finalize } from "../../orchestrate/finalize.js";
 import type { FinalizeSummary } from "../../orchestrate/finalize.js";
 import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "../context.js";
@@ -52,7 +53,7 @@ async function runFinalize(cli: FinalizeCliOptions): Promise<void> {
     const { task, params } = datasetOf(config, cli.dataset);
     const to = windowEnd(cli);
     const from = windowStart({ ...cli, to }, task.cadence);
-    const store = openStore(config.store);
+    const store = await loadStore(config.store);
     try {
       const summary = await finalize({
         store,
@@ -81,7 +82,7 @@ export function registerFinalize(program: Command): void {
   windowOptions(
     program
       .command("finalize")
-      .description("after all shards of a backfill: check that every planned partition is current, then retire regions")
+      .description(COMMANDS.finalize.description)
       .requiredOption("--dataset <name>", "dataset from the config"),
     "only these regions, comma-separated (checks them; retires nothing)",
   )

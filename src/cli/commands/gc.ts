@@ -1,7 +1,8 @@
 import type { Command } from "commander";
+import { COMMANDS } from "../commands.js";
 import { collectGarbage, parseAge, TEMP_FLOOR_MS } from "../../gc/gc.js";
 import { sweepLocalTemp } from "../../gc/local-temp.js";
-import { openStore } from "../../store/open.js";
+import { loadStore } from "../../store/schemes.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -10,9 +11,7 @@ import { err, out, printJson, reportError } from "../output.js";
 export function registerGc(program: Command): void {
   program
     .command("gc")
-    .description(
-      "remove leftovers readers never see: temp objects, stale outbox events, stale multipart uploads, and this machine's TMPDIR files of killed runs (dry run unless --apply)",
-    )
+    .description(COMMANDS.gc.description)
     .option(
       "--older-than <age>",
       "only what is older than this (s, m, h, d; at least 1h without --override-floor)",
@@ -56,7 +55,7 @@ export function registerGc(program: Command): void {
           }
           const keep = opts.keep;
           const config = await openConfig(opts);
-          const store = openStore(config.store);
+          const store = await loadStore(config.store);
           try {
             const report = await collectGarbage(store, {
               olderThanMs,

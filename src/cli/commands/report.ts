@@ -1,8 +1,9 @@
 import { rename, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { COMMANDS } from "../commands.js";
 import { renderReport } from "../../report/html.js";
 import { reportModel } from "../../report/model.js";
-import { openStore } from "../../store/open.js";
+import { loadStore } from "../../store/schemes.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -21,7 +22,7 @@ Exit codes: 0 written; 1 written, but some manifests could not be read (listed i
 export function registerReport(program: Command): void {
   program
     .command("report")
-    .description("write a self-contained HTML report of a dataset: status grid, trends, map")
+    .description(COMMANDS.report.description)
     .argument("<dataset>")
     .requiredOption("--html <file>", "where to write the report")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
@@ -33,7 +34,7 @@ export function registerReport(program: Command): void {
         if (!opts.html) throw new UsageError("give --html FILE");
         const config = await openConfig(opts);
         const { task } = datasetOf(config, name);
-        const store = openStore(config.store);
+        const store = await loadStore(config.store);
         try {
           const model = await reportModel(store, name, { cadence: task.cadence });
           // Written aside and renamed: a reader never opens half a report.

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
-import { openStore } from "../../store/open.js";
+import { COMMANDS } from "../commands.js";
+import { loadStore } from "../../store/schemes.js";
 import { runJob } from "../../orchestrate/backfill.js";
 import type { RefreshJob } from "../../orchestrate/job.js";
 import type { PartitionSettings } from "../../protocol/refresh-types.js";
@@ -9,11 +10,11 @@ import type { Shard } from "../../orchestrate/lanes.js";
 import { planBackfill } from "../../orchestrate/dry-run.js";
 import type { BackfillPlan } from "../../orchestrate/dry-run.js";
 import type { BackfillSummary } from "../../orchestrate/backfill.js";
-import { OUTCOME_EXIT } from "../../protocol/refresh.js";
+import { OUTCOMES } from "../../protocol/refresh.js";
 import type { Outcome, RefreshResult } from "../../protocol/refresh.js";
 import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { EXIT, storeExit } from "../exit-codes.js";
+import { EXIT, EXIT_CODE, exitCodesHelp, storeExit, worstExit } from "../exit-codes.js";
 import { err, out, printJson, reportError } from "../output.js";
 import { progressReporter } from "../progress.js";
 import { groupPlans } from "../plan-report.js";
@@ -35,27 +36,22 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions, PartitionFlag
 }
 
 const OUTCOME_HELP = `
-Outcomes and exit codes: promoted, reconciled, unchanged → 0; invalid (validation or plausibility refused it,
-nothing published) → 1; blocked (an upstream dataset's partition is not promoted yet; run its backfill first) → 75; superseded (another run promoted first, this one changed nothing) → 4; failed → 5;
-usage error → 2; the store cannot be used as set up (credentials refused, bucket missing, ignores conditional
-writes) → 3; the store was unreachable or kept failing, run again later → 75.
-A backfill exits with the worst code of its partitions (3 > 75 > 5 > 4 > 1 > 0). SIGINT or SIGTERM: partitions in flight
-finish, no more start, exit 130 / 143 (a second signal stops at once); a re-run continues.
+Outcomes: promoted, reconciled (the artifact existed; the manifest now points at it), unchanged; invalid
+(validation or plausibility refused it, nothing published); blocked (an upstream dataset's partition is not
+promoted yet; run its backfill first); superseded (another run promoted first, this one changed nothing); failed.
+SIGINT or SIGTERM: partitions in flight finish, no more start (a second signal stops at once); a re-run continues.
+${exitCodesHelp()}
 
 HTTP inputs never reach link-local or cloud metadata addresses, nor follow a redirect into another host's
 loopback or private range (allow yours: GEOREFRESH_ALLOW_HOSTS=host,10.0.0.0/8 or "inputs.allowHosts" in the
 config); one input may be at most GEOREFRESH_MAX_INPUT_BYTES (default 4GiB). Both refusals fail the partition (5).
 See docs/inputs.md.`;
 
-/** Worst exit code wins: store unusable > store unreachable or blocked > failed > superseded > invalid > ok. */
+/** The worst exit code among the partitions' outcomes and the store's failures (exit-codes.ts: WORST_FIRST). */
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
   const store = storeExit(results);
-  if (store !== undefined) return store;
-  if (counts.blocked) return OUTCOME_EXIT.blocked;
-  if (counts.failed) return OUTCOME_EXIT.failed;
-  if (counts.superseded) return OUTCOME_EXIT.superseded;
-  if (counts.invalid) return OUTCOME_EXIT.invalid;
-  return EXIT.ok;
+  const outcomes = OUTCOMES.filter((o) => counts[o] > 0).map((o) => EXIT_CODE[o]);
+  return worstExit(store === undefined ? outcomes : [store, ...outcomes]);
 }
 
 /**
@@ -145,7 +141,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
     const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
     if (opts.listShards !== undefined) return await listShards(opts, task);
     const shard = shardOf(opts);
-    const store = openStore(config.store);
+    const store = await loadStore(config.store);
     const progress = progressReporter(json);
     try {
       if (opts.dryRun) {
@@ -163,7 +159,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
         });
         const code =
           storeExit(planned.plans) ??
-          (planned.counts.error + planned.counts["missing-artifact"] > 0 ? OUTCOME_EXIT.failed : EXIT.ok);
+          (planned.counts.error + planned.counts["missing-artifact"] > 0 ? EXIT_CODE.failed : EXIT.ok);
         if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
         else out(describePlan(opts.dataset, planned));
         process.exitCode = code;
@@ -231,7 +227,7 @@ export function registerRun(program: Command): void {
   const backfill = windowOptions(
     program
       .command("backfill")
-      .description("refresh every region × logical date of a dataset between two dates, safely re-runnable")
+      .description(COMMANDS.backfill.description)
       .requiredOption("--dataset <name>", "dataset from the config"),
     "only these regions, comma-separated (no tombstoning then)",
   )
@@ -284,7 +280,7 @@ export function registerRun(program: Command): void {
 
   const run = program
     .command("run")
-    .description("refresh one partition (dataset, region, logical date)")
+    .description(COMMANDS.run.description)
     .requiredOption("--dataset <name>", "dataset from the config")
     .requiredOption("--region <region>", "region")
     .requiredOption("--date <date>", "logical date, YYYY-MM-DD");

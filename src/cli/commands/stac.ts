@@ -1,6 +1,7 @@
 import type { Command } from "commander";
+import { COMMANDS } from "../commands.js";
 import { writeStac } from "../../stac/publish.js";
-import { openStore } from "../../store/open.js";
+import { loadStore } from "../../store/schemes.js";
 import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { out, printJson, reportError } from "../output.js";
@@ -18,7 +19,7 @@ Exit codes: 0 written; 1 a manifest could not be read (nothing was written); 2 u
 export function registerStac(program: Command): void {
   program
     .command("stac")
-    .description("write the dataset's static STAC catalog (Collection, Items, stac-geoparquet) into the store")
+    .description(COMMANDS.stac.description)
     .argument("<dataset>")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
@@ -28,7 +29,7 @@ export function registerStac(program: Command): void {
       try {
         const config = await openConfig(opts);
         const { task, catalog } = datasetOf(config, name);
-        const store = openStore(config.store);
+        const store = await loadStore(config.store);
         try {
           const summary = await writeStac(store, name, { cadence: task.cadence, ...catalog });
           if (opts.json) printJson({ ok: true, ...summary });

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
+import { COMMANDS } from "../commands.js";
 import { refreshPartition } from "../../protocol/refresh.js";
 import { openDataset } from "../../views/reader.js";
+import { loadScheme } from "../../store/schemes.js";
 import { MemoryStore } from "../../store/memory.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
@@ -15,9 +17,7 @@ import { err, printJson, reportError } from "../output.js";
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description(
-      "run a partition twice into scratch stores and prove byte-identical artifacts and an unchanged manifest",
-    )
+    .description(COMMANDS.verify.description)
     .argument("<dataset>")
     .requiredOption("--region <region>")
     .requiredOption("--date <date>", "logical date")
@@ -49,6 +49,7 @@ export function registerVerify(program: Command): void {
           if (r.outcome !== "promoted") throw new UsageError(`scratch run ${label} ended ${r.outcome}: ${r.message}`);
           runs.push(r);
         }
+        await loadScheme(config.store);
         const real = await openDataset(config.store, name)
           .manifest(opts.region, { date: opts.date })
           .catch(() => undefined);
