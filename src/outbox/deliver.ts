@@ -1,17 +1,22 @@
-import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readManifest } from "../manifest/codec.js";
 import { encodeRecord, isBound, outboxPrefix, readRecord } from "../manifest/outbox.js";
 import type { OutboxRecord } from "../manifest/outbox.js";
 import type { Manifest } from "../manifest/types.js";
 import { isStoreError, PreconditionFailedError } from "../store/errors.js";
-import { redact } from "../store/secrets.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey } from "../manifest/layout.js";
+import type { OutboxTransport, SendResult } from "./transport.js";
+import { webhookTransport } from "./webhook.js";
+
+export { signature, webhookTarget } from "./webhook.js";
 
 export interface DeliverOptions {
-  webhook: string;
-  /** HMAC-SHA256 key for the X-Georefresh-Signature header. */
+  /** Where events go; default: the webhook below. */
+  transport?: OutboxTransport;
+  /** The webhook URL, when no transport is given. */
+  webhook?: string;
+  /** HMAC-SHA256 key for the webhook's X-Georefresh-Signature header. */
   secret?: string;
   dataset?: string;
   /** POST attempts per event in this run (with backoff between them). */
@@ -27,79 +32,9 @@ export interface DeliveryReport {
   events: { id: string; status: DeliveryStatus; detail?: string }[];
 }
 
-export function signature(secret: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-}
-
-/** The webhook's URL without userinfo, and that userinfo as a Basic Authorization header (never printed or stored). */
-export function webhookTarget(webhook: string): { url: string; authorization?: string } {
-  const u = new URL(webhook);
-  if (!u.username && !u.password) return { url: u.href };
-  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}`;
-  u.username = "";
-  u.password = "";
-  return { url: u.href, authorization };
-}
-
 /**
- * One POST. Redirects are never followed: a 301/302 would turn the POST into a body-less GET that still
- * answers 200, and a 307/308 would hand the signed body and Idempotency-Key to whatever host it names. Only a
- * 2xx from the configured URL counts as delivered.
- */
-async function post(
-  target: { url: string; authorization?: string },
-  body: string,
-  id: string,
-  secret: string | undefined,
-  timeoutMs: number,
-): Promise<{ ok: boolean; retry: boolean; detail: string }> {
-  try {
-    const res = await fetch(target.url, {
-      method: "POST",
-      body,
-      redirect: "manual",
-      headers: {
-        "content-type": "application/json",
-        "idempotency-key": id,
-        ...(secret ? { "x-georefresh-signature": signature(secret, body) } : {}),
-        ...(target.authorization ? { authorization: target.authorization } : {}),
-      },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    if (res.status >= 200 && res.status < 300) return { ok: true, retry: false, detail: `HTTP ${res.status}` };
-    if (res.status >= 300 && res.status < 400) {
-      const location = res.headers.get("location");
-      return {
-        ok: false,
-        retry: false,
-        detail: redact(
-          `HTTP ${res.status} redirect to ${location ?? "(no Location)"} — not followed; point --webhook at the final URL`,
-        ),
-      };
-    }
-    return {
-      ok: false,
-      retry: res.status >= 500 || res.status === 429 || res.status === 408,
-      detail: `HTTP ${res.status}`,
-    };
-  } catch (error) {
-    const e = error as Error & { cause?: { code?: string } };
-    return {
-      ok: false,
-      retry: true,
-      detail: redact(
-        e.name === "TimeoutError"
-          ? `no answer within ${timeoutMs} ms`
-          : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`,
-      ),
-    };
-  }
-}
-
-/**
- * Sends every pending outbox event to a webhook, at least once, with its id as the Idempotency-Key so the
- * receiver applies it once. An event is sent only once its change is in the partition's manifest (current or
+ * Sends every pending outbox event through a transport (a webhook by default), at least once, with its id as the
+ * idempotency key so the receiver applies it once. An event is sent only once its change is in the partition's manifest (current or
  * history); a claim by conditional write keeps concurrent deliverers from posting the same event together; a
  * success is recorded by conditional write too.
  */
@@ -116,7 +51,7 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
     counts[status]++;
     events.push({ id, status, ...(detail ? { detail } : {}) });
   };
-  const target = webhookTarget(opts.webhook);
+  const transport = opts.transport ?? webhookTransport({ webhook: opts.webhook ?? "", ...opts });
   const keys: string[] = [];
   for await (const e of store.list(outboxPrefix(opts.dataset))) if (e.key.endsWith(".json")) keys.push(e.key);
   for (const key of keys) {
@@ -165,7 +100,7 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       continue;
     }
     const attempts = opts.attempts ?? 5;
-    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const { timeoutMs } = transport;
     const lease = attempts * timeoutMs + (opts.backoffMs ?? 200) * 2 ** attempts * 1.5 + 30_000;
     let version: string;
     const claimed: OutboxRecord = {
@@ -180,11 +115,10 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       note(event.id, "claimed-elsewhere");
       continue;
     }
-    const body = JSON.stringify(event);
-    let outcome = { ok: false, retry: true, detail: "" };
+    let outcome: SendResult = { ok: false, retry: true, detail: "" };
     for (let attempt = 0; attempt < attempts && !outcome.ok && outcome.retry; attempt++) {
       if (attempt > 0) await sleep((opts.backoffMs ?? 200) * 2 ** (attempt - 1) * (0.5 + Math.random()));
-      outcome = await post(target, body, event.id, opts.secret, timeoutMs);
+      outcome = await transport.send(event);
     }
     const next: OutboxRecord = outcome.ok
       ? { ...claimed, status: "sent", last_error: null, claimed_until: null }

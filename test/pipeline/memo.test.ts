@@ -65,7 +65,7 @@ describe("memoized external calls", () => {
     const outs = await Promise.all(
       Array.from({ length: 4 }, () =>
         run(process.execPath, ["--import", "tsx", WORKER, storeDir, log, "site-7"], {
-          env: { ...process.env, GEOREFRESH_MEMO_LEASE_MS: "5000" },
+          env: { ...process.env, GEOREFRESH_MEMO_LEASE_MS: "15000" },
         }),
       ),
     );

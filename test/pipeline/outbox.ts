@@ -1,5 +1,5 @@
 /** Outbox and delivery against a real local HTTP receiver. */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { FsStore } from "../../src/store/fs.js";
 import { openStore } from "../../src/store/open.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { runCli } from "../helpers/cli.js";
+import { fileTransport } from "../helpers/file-transport.js";
 import { backendEnv, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
@@ -46,6 +47,34 @@ export function describeOutbox(backend: Backend): void {
       rmSync(dir, { recursive: true, force: true });
     });
     const opts = () => ({ webhook: receiver.url, secret: SECRET, backoffMs: 5 });
+
+    it("through another transport (a file): two deliverers at once and a re-run send each event exactly once", async () => {
+      const { store, twin } = await fresh();
+      writePoints(join(dir, "file-t.json"), 12);
+      const task = pointsTask(join(dir, "file-t.json"));
+      for (const region of ["north", "south"]) {
+        const partition = { dataset: "ft", region, date: "2026-01-01" };
+        expect((await refreshPartition({ store, task, partition, versions: VERSIONS })).outcome).toBe("promoted");
+      }
+      const sink = join(dir, `events-${backend}.ndjson`);
+      writeFileSync(sink, "");
+      const other = twin();
+      const [a, b] = await Promise.all([
+        deliverOutbox(store, { transport: fileTransport(sink), dataset: "ft" }),
+        deliverOutbox(other, { transport: fileTransport(sink), dataset: "ft" }),
+      ]);
+      await other.close();
+      expect(a.counts.sent + b.counts.sent).toBe(2);
+      const again = await deliverOutbox(store, { transport: fileTransport(sink), dataset: "ft" });
+      expect(again.counts).toMatchObject({ sent: 0, "already-sent": 2 });
+      const lines = readFileSync(sink, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { id: string; region: string });
+      expect(lines).toHaveLength(2);
+      expect(new Set(lines.map((l) => l.id)).size).toBe(2);
+      expect(lines.map((l) => l.region).sort()).toEqual(["north", "south"]);
+    });
 
     it("one event per change, however often it is re-run; delivered once, signed, with its id as Idempotency-Key", async () => {
       const { store } = await fresh();
