@@ -4,7 +4,7 @@ import type { Config } from "../config/config.js";
 import { BUILTINS } from "../builtins/index.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
-import { parseBytes } from "../protocol/memory-budget.js";
+import { parseBytes } from "../sizes.js";
 import { nameShown } from "../manifest/layout.js";
 import { allowListOf } from "../inputs/address-policy.js";
 import { inputCap } from "../inputs/input-copy.js";

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { isObjectUrl, loadScheme, openObject } from "../store/schemes.js";
+import { isObjectUrl, loadScheme, localPathOf, openObject } from "../store/schemes.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 
@@ -23,7 +23,7 @@ export async function readInput(ref: string): Promise<Uint8Array> {
       await object.store.close();
     }
   }
-  const path = ref.startsWith("file://") ? new URL(ref).pathname : ref;
+  const path = localPathOf(ref);
   try {
     return await readFile(path);
   } catch (error) {

@@ -14,7 +14,7 @@ import parseSpdx from "spdx-expression-parse";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 import { upstreamsOf } from "../inputs/dataset-input.js";
 import { AllowList } from "../inputs/address-policy.js";
-import { parseBytes } from "../protocol/memory-budget.js";
+import { parseBytes } from "../sizes.js";
 
 /**
  * georefresh.config.json:

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { localPathOf } from "../store/schemes.js";
 import type { InputKind, ResolvedInput } from "./identity.js";
 import { InputIdentityError } from "./identity-error.js";
 
@@ -9,7 +10,7 @@ export const fileInput: InputKind = {
   name: "file",
   matches: () => true,
   async resolve(uri: string): Promise<ResolvedInput> {
-    const path = uri.startsWith("file://") ? new URL(uri).pathname : uri;
+    const path = localPathOf(uri);
     const identity = await sha256OfFile(path).catch((error: NodeJS.ErrnoException) => {
       throw new InputIdentityError(`input ${uri} cannot be read: ${error.code ?? error.message}`);
     });

@@ -9,7 +9,7 @@ import { pipeline } from "node:stream/promises";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 import { InputIdentityError } from "./identity-error.js";
-import { parseBytes } from "../protocol/memory-budget.js";
+import { parseBytes } from "../sizes.js";
 
 /**
  * Remote inputs (HTTP, object stores) are streamed to a local file while they are hashed, never buffered whole:

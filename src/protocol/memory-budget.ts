@@ -1,5 +1,4 @@
-import { GeorefreshError } from "../errors.js";
-import type { ErrorCode } from "../errors.js";
+export { MemorySettingError, parseBytes } from "../sizes.js";
 
 /**
  * What the memory setting (`--max-memory`, a dataset's "maxMemory") bounds: the bytes georefresh buffers of an
@@ -15,37 +14,8 @@ export interface MemoryBudget {
   partBytes: number;
 }
 
-export class MemorySettingError extends GeorefreshError {
-  override readonly code: ErrorCode = "MemorySetting";
-}
-
 export const DEFAULT_MAX_MEMORY = 256 * 2 ** 20;
 const MAX_PART = 64 * 2 ** 20;
-const UNITS: Record<string, number> = {
-  "": 1,
-  b: 1,
-  k: 1e3,
-  kb: 1e3,
-  kib: 2 ** 10,
-  m: 1e6,
-  mb: 1e6,
-  mib: 2 ** 20,
-  g: 1e9,
-  gb: 1e9,
-  gib: 2 ** 30,
-};
-
-/** "256MiB", "1GiB", "500MB", "1048576" → bytes. */
-export function parseBytes(text: string, what: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
-  const unit = m ? UNITS[(m[2] ?? "").toLowerCase()] : undefined;
-  if (!m || unit === undefined)
-    throw new MemorySettingError(`${what}: '${text}' is not a size; write it like 256MiB, 1GiB or 500MB`);
-  const bytes = Math.floor(Number(m[1]) * unit);
-  if (bytes < 2 ** 16) throw new MemorySettingError(`${what}: ${text} is below the smallest setting, 64KiB`);
-  return bytes;
-}
-
 export function memoryBudget(bytes = DEFAULT_MAX_MEMORY): MemoryBudget {
   return { bytes, stageInMemory: Math.floor(bytes / 2), partBytes: Math.min(MAX_PART, Math.floor(bytes / 4)) };
 }

@@ -64,6 +64,11 @@ export function openStore(url: string, options: OpenStoreOptions = {}): ObjectSt
   return schemeFor(url).open(url, options);
 }
 
+/** The local path a plain path or file:// URL names (inputs, `validate`). */
+export function localPathOf(ref: string): string {
+  return schemeOf(ref) === "file" ? new URL(ref).pathname : ref;
+}
+
 /** Whether another thread or process that opens `url` reaches the same store (every backend but memory://). */
 export function sharedAcrossProcesses(url: string): boolean {
   return schemeFor(url).processLocal !== true;
