@@ -123,6 +123,16 @@ export async function memoized<T>(
         throw e;
       }
     }
+    // The answer may have landed between our look and our claim (its caller stored it, then released the claim
+    // we just took): look again before calling, or the service is asked twice.
+    const landed = await stored(store, key, request).catch(async (error: unknown) => {
+      await store.delete(claimKey).catch(() => undefined);
+      throw error;
+    });
+    if (landed) {
+      await store.delete(claimKey).catch(() => undefined);
+      return landed.response as T;
+    }
     return await callHolding(store, key, claimKey, version, request, call, lease, claimBody);
   }
 }

@@ -14,6 +14,7 @@ import { memoized, memoKey } from "../../src/protocol/memo.js";
 import { refreshPartition } from "../../src/protocol/refresh.js";
 import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
+import { NotFoundError } from "../../src/store/errors.js";
 import { cityCatchments, routingCalls } from "../../src/builtins/city-catchments.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
 
@@ -56,6 +57,35 @@ describe("memoized external calls", () => {
     expect(calls).toBe(1);
     await memoized(store, "t", "iso", { lon: 1, lat: 3 }, service);
     expect(calls).toBe(2);
+  });
+
+  it("a twin whose first look missed an answer that landed before its claim: it reads the answer, never calls", async () => {
+    // The interleaving the process race can hit: A stores its answer and releases its claim between B's first
+    // look (a miss) and B's claim (which then succeeds). B must look again before calling.
+    const store = new MemoryStore("memo-late-look");
+    const request = { site: "late", minutes: 15 };
+    await memoized(store, "t", "iso", request, async () => ({ by: "A" }));
+    const key = memoKey("t", "iso", request);
+    let missed = false;
+    const late = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === "get")
+          return async (k: string, o?: never) => {
+            if (k === key && !missed) {
+              missed = true;
+              throw new NotFoundError(`${k} (a look taken before the answer landed)`);
+            }
+            return target.get(k, o);
+          };
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    let calls = 0;
+    const answer = await memoized(late, "t", "iso", request, async () => ({ by: `B${++calls}` }));
+    expect(missed).toBe(true);
+    expect([answer, calls]).toEqual([{ by: "A" }, 0]);
+    expect(await store.exists(key.replace(/\.json$/, ".claim"))).toBe(false);
   });
 
   it("4 processes at once on one filesystem store: the service is called by exactly one", async () => {
