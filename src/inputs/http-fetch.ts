@@ -169,17 +169,20 @@ function send(url: URL, method: "HEAD" | "GET", hop: Hop, signal: AbortSignal): 
       signal,
       headers: { "accept-encoding": "identity", "user-agent": "georefresh" },
     });
-    req.on("socket", (socket) =>
-      socket.once("connect", () => {
-        // The address really connected to, whatever resolved it.
+    req.on("socket", (socket) => {
+      // The address really connected to, whatever resolved it. A kept-alive socket (Node's global agent keeps
+      // them) is judged again as it is reused: it was opened under another request's policy, perhaps a wider one.
+      const judge = () => {
         try {
           if (socket.remoteAddress) checkAddress(hop, socket.remoteAddress);
         } catch (error) {
           refused = error as Error;
           req.destroy(refused);
         }
-      }),
-    );
+      };
+      if (socket.connecting) socket.once("connect", judge);
+      else judge();
+    });
     req.on("response", resolve);
     req.on("error", (error) => {
       if (refused) return reject(refused);

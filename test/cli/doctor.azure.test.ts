@@ -12,7 +12,7 @@ import {
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
 import { AzureStore } from "../../src/store/azure.js";
-import { runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
+import { runCliHere as runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
 import { azureEnv } from "../helpers/stores.js";
 
 describe("doctor and run on Azurite", () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import S3rver from "s3rver";
 import { S3Store } from "../../src/store/s3.js";
 import { probeStore } from "../../src/store/probe.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { s3Env } from "../helpers/stores.js";
 
 describe("doctor / probeStore", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 
 const NORTH = "-101,44,-70,46"; // the points task's north squares lie at 45–46°N, its south ones near 30°N

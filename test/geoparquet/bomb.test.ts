@@ -11,7 +11,7 @@ import { longestDictionaryValues } from "../../src/geoparquet/dictionary-bound.j
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { readGeoParquet } from "../../src/geoparquet/read.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { duckdb } from "../helpers/duckdb.js";
 
 const POINT = "0101000000000000000000f03f0000000000000040"; // WKB POINT (1 2)

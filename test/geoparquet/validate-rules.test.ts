@@ -16,7 +16,7 @@ import type { FileReport, ValidateFileOptions } from "../../src/geoparquet/valid
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
 import { field, setField, structField, T, utf8 } from "../../src/geoparquet/thrift.js";
 import type { ThriftStruct } from "../../src/geoparquet/thrift.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { duckdb } from "../helpers/duckdb.js";
 import { geoFor, writeDuckFile } from "../helpers/duck-file.js";
 import type { DuckFileOptions } from "../helpers/duck-file.js";

@@ -11,7 +11,7 @@ import type { Geometry } from "../../src/geo/geometry.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { validateGeoParquetFile } from "../../src/geoparquet/validate.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { geoFor, writeDuckFile } from "../helpers/duck-file.js";
 import type { DuckFileOptions } from "../helpers/duck-file.js";
 import { sampleFeatures } from "../helpers/sample.js";

@@ -36,6 +36,53 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
+let inProcess: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the georefresh CLI in this process, as `runCli` does in its own: the same code path from the argument list
+ * on (cli/program.ts), with stdout, stderr, the environment and the exit code captured and restored. For tests
+ * that need no process boundary (no signal, no kill, no module state of their own): no process start, no module
+ * loading per call. Calls run one at a time, since output and environment are the process's.
+ */
+export function runCliHere(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const run = async (): Promise<CliResult> => {
+    const { runCommandLine } = await import("../../src/cli/program.js");
+    const savedEnv = { ...process.env };
+    const writes = { out: process.stdout.write, err: process.stderr.write };
+    let stdout = "";
+    let stderr = "";
+    const capture = (to: "out" | "err") =>
+      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
+        if (to === "out") stdout += text;
+        else stderr += text;
+        const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+        done?.();
+        return true;
+      }) as typeof process.stdout.write;
+    Object.assign(process.env, env);
+    process.stdout.write = capture("out");
+    process.stderr.write = capture("err");
+    let code: number;
+    try {
+      code = await runCommandLine(args);
+    } catch (error) {
+      // What node prints for an uncaught error, and its exit code.
+      stderr += `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
+      code = 1;
+    } finally {
+      process.stdout.write = writes.out;
+      process.stderr.write = writes.err;
+      for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+      Object.assign(process.env, savedEnv);
+    }
+    return { code, stdout, stderr };
+  };
+  const result = inProcess.then(run, run);
+  inProcess = result.catch(() => undefined);
+  return result;
+}
+
 /**
  * A config in `dir` whose dataset "bad" is a task that publishes a good Parquet fixture, on `store`: for the
  * suites that run the CLI against a store that should refuse them.

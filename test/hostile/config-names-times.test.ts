@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { writeStac } from "../../src/stac/publish.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 

@@ -16,7 +16,7 @@ import { backfill } from "../../src/orchestrate/backfill.js";
 import { planBackfill } from "../../src/orchestrate/dry-run.js";
 import { resolveInput } from "../../src/inputs/resolve.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli, spawnCli } from "../helpers/cli.js";
+import { runCliHere as runCli, spawnCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePointsConfig } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
+import { runCliHere as runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
 import { s3Env } from "../helpers/stores.js";
 
 describe("wrong credentials", () => {

@@ -10,7 +10,7 @@ import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { parquetTask } from "../helpers/parquet-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 
@@ -40,13 +40,15 @@ describe("bad inputs", () => {
 
   /** A config whose dataset `bad` reads `input`; returns its path. */
   function config(input: string, extra: Record<string, unknown> = {}): string {
+    // One module per input: the CLI runs in this process, whose module cache keeps a module by its path.
+    const module = `task-${input.replace(/[^\w.-]/g, "_")}.mjs`;
     writeFileSync(
-      join(dir, "task.mjs"),
+      join(dir, module),
       `import { parquetTask } from ${JSON.stringify(HELPER)};\nexport default parquetTask(${JSON.stringify(join(dir, "in", input))});\n`,
     );
     writeFileSync(
       join(dir, "config.json"),
-      JSON.stringify({ store: store.root, datasets: { bad: { module: "./task.mjs" } }, ...extra }),
+      JSON.stringify({ store: store.root, datasets: { bad: { module: `./${module}` } }, ...extra }),
     );
     return join(dir, "config.json");
   }

@@ -17,7 +17,7 @@ import { resolveInput } from "../../src/inputs/resolve.js";
 import { FsStore } from "../../src/store/fs.js";
 import { countyPoints } from "../../src/builtins/county-points.js";
 import { usCounties } from "../../src/builtins/us-counties.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 
 const V1 = { boundary_vintage: [{ from: "2020-01-01", value: "census-2017-us-atlas-3" }] };
 const V2 = {

@@ -13,7 +13,7 @@ import { manifestKey } from "../../src/manifest/layout.js";
 import { refreshPartition } from "../../src/protocol/refresh.js";
 import { CountingStore } from "../../src/store/counting.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 

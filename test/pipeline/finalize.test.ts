@@ -15,7 +15,7 @@ import { finalize } from "../../src/orchestrate/finalize.js";
 import { plannedPartitions } from "../../src/orchestrate/lanes.js";
 import { FsStore } from "../../src/store/fs.js";
 import type { ObjectStore } from "../../src/store/types.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 

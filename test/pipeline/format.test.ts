@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { footerFacts } from "../../src/geoparquet/footer-facts.js";
 import { loadConfig } from "../../src/config/config.js";
 import { BUILTINS } from "../../src/builtins/index.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { writePoints, writePointsConfig } from "../helpers/points-task.js";
 
 const bytesOf = (u: string) => new Uint8Array(readFileSync(u.startsWith("file:") ? new URL(u) : u));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { snapshot } from "../helpers/snapshot.js";

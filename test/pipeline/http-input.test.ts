@@ -13,7 +13,7 @@ import { readManifest } from "../../src/manifest/codec.js";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { resolveInput } from "../../src/inputs/resolve.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS } from "../helpers/points-task.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;

@@ -11,7 +11,7 @@ import { refreshPartition } from "../../src/protocol/refresh.js";
 import { FsStore } from "../../src/store/fs.js";
 import { openStore } from "../../src/store/open.js";
 import type { ObjectStore } from "../../src/store/types.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { fileTransport } from "../helpers/file-transport.js";
 import { backendEnv, openFixture } from "../helpers/stores.js";
 import type { Backend, StoreFixture } from "../helpers/stores.js";

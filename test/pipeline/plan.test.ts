@@ -20,7 +20,7 @@ import {
 import type { Lane } from "../../src/orchestrate/lanes.js";
 import { defineTask } from "../../src/task/task.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 

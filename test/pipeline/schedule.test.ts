@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { logicalDateAt, scheduledInstant } from "../../src/calendar/schedule.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 
 // The Job a CronJob creates for a run due at this instant is named `<cronjob>-<minutes since the epoch>`.
 const jobName = (iso: string) => `georefresh-nightly-${Date.parse(iso) / 60_000}`;

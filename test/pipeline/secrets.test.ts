@@ -12,7 +12,7 @@ import { readRecord } from "../../src/manifest/outbox.js";
 import { refreshPartition } from "../../src/protocol/refresh.js";
 import { redact } from "../../src/store/secrets.js";
 import { FsStore } from "../../src/store/fs.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 
 const CANARY = "Canary7Secret";

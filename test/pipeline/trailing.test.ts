@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { logicalDates, trailingFrom } from "../../src/calendar/calendar.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 
 describe("--trailing", () => {
   it("counts back logical dates by cadence, across month and year ends, from a --to that need not be a logical date", () => {

@@ -16,7 +16,7 @@ import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { duckdb, rows } from "../helpers/duckdb.js";
-import { runCli } from "../helpers/cli.js";
+import { runCliHere as runCli } from "../helpers/cli.js";
 import { pointsTask, VERSIONS, writePoints, writePointsConfig } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
 

@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { COMMANDS } from "./commands.js";
+import type { CommandName } from "./commands.js";
+import { EXIT, exitCodesHelp } from "./exit-codes.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+/**
+ * Runs one georefresh command line (the arguments after the program name) and returns its exit code. Only the
+ * command being run is loaded (with `help <command>`, that one): its module registers it in full. Without one,
+ * every command is listed from its description alone, for `--help` and for commander's suggestions.
+ */
+export async function runCommandLine(args: readonly string[]): Promise<number> {
+  const program = new Command("georefresh")
+    .description("Refresh partitioned GeoParquet datasets in object storage so that every task is safe to run again.")
+    .version(pkg.version)
+    .showHelpAfterError()
+    .exitOverride()
+    .addHelpText("after", exitCodesHelp());
+  const first = args.find((a) => !a.startsWith("-"));
+  const named = first === "help" ? args[args.indexOf("help") + 1] : first;
+  const isCommand = (name: string | undefined): name is CommandName =>
+    name !== undefined && Object.hasOwn(COMMANDS, name);
+  if (isCommand(named)) (await COMMANDS[named].register())(program);
+  else for (const [name, { description }] of Object.entries(COMMANDS)) program.command(name).description(description);
+
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await program.parseAsync([...args], { from: "user" });
+    return Number(process.exitCode ?? EXIT.ok);
+  } catch (error) {
+    // --help and --version end here with code 0; anything else is a usage error.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    throw error;
+  } finally {
+    process.exitCode = before;
+  }
+}
