@@ -274,7 +274,7 @@ export function registerRun(program: Command): void {
     .option("--json", "print one JSON summary")
     .addHelpText(
       "after",
-      `${OUTCOME_HELP}\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
+      `${OUTCOME_HELP}\n\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
     )
     .action((opts: BackfillCliOptions) => runBackfill(opts, false));
 
