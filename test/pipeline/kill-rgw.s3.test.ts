@@ -1,3 +1,0 @@
-import { describeKills } from "./kill.js";
-
-describeKills("s3");
