@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import SlowFirst from "./test/setup/slow-first.js";
 
 // Outside CI, GEOREFRESH_SKIP_S3=1 leaves out the files that need the S3 server (announced by the setup).
 const skipS3 = process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true";
@@ -24,6 +23,5 @@ export default defineConfig({
     // Store suites spawn their own worker processes; two forks keep both cores busy without starving them.
     pool: "forks",
     maxWorkers: 2,
-    sequence: { sequencer: SlowFirst },
   },
 });

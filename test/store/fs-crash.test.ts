@@ -1,7 +1,7 @@
 /** Filesystem-only promises: killed writers leave nothing visible and no stuck lock; readers see whole objects. */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -87,7 +87,10 @@ describe("filesystem store under crashes", () => {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));
       const staging = join(dir, ".georefresh", "staging");
-      const leftovers = readdirSync(staging).filter((f) => f.startsWith(`${SCOPE}-${child.pid}-`));
+      // Killed before its first write began (a loaded machine), the store has no staging folder yet.
+      const leftovers = existsSync(staging)
+        ? readdirSync(staging).filter((f) => f.startsWith(`${SCOPE}-${child.pid}-`))
+        : [];
       if (leftovers.length > 0) killedMidWrite++;
       // The next process's first write sweeps the dead writer's staged parts and locks.
       store = new FsStore(dir, { lockTimeoutMs: 2_000 });
