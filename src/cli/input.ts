@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { isObjectUrl, loadScheme, localPathOf, openObject } from "../store/schemes.js";
+import { isObjectUrl, localPathOf, openObject } from "../store/schemes.js";
+import { loadScheme } from "../store/backends.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 

@@ -4,7 +4,7 @@ import { httpInput } from "./http-input.js";
 import type { InputContext, InputKind, PreparedInput, ResolvedInput } from "./identity.js";
 import { preparedInput } from "./identity.js";
 import { objectInput } from "./object-input.js";
-import { loadScheme } from "../store/schemes.js";
+import { loadScheme } from "../store/backends.js";
 
 export type { InputKind, PreparedInput, ResolvedInput } from "./identity.js";
 export { keyedIdentity } from "./identity.js";

@@ -10,7 +10,7 @@ import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import { refreshPartition } from "../protocol/refresh.js";
 import type { ManifestAtStart } from "../protocol/refresh.js";
-import { loadStore } from "../store/schemes.js";
+import { loadStore } from "../store/backends.js";
 import type { ObjectStore } from "../store/types.js";
 import type { Partition, TaskDefinition } from "../task/task.js";
 import { loadTask } from "../task/task-ref.js";

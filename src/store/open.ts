@@ -7,8 +7,8 @@ import "./memory-scheme.js";
 import "./s3-scheme.js";
 import "./azure.js";
 
+export { loadScheme, loadStore } from "./backends.js";
 export {
-  loadStore,
   openObject,
   isObjectUrl,
   openStore,

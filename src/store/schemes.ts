@@ -1,4 +1,3 @@
-import { BACKENDS } from "./backends.js";
 import { MisconfiguredError } from "./errors.js";
 import type { ObjectStore } from "./types.js";
 
@@ -46,16 +45,9 @@ function schemeFor(url: string): StoreScheme {
   return scheme;
 }
 
-/** Loads the backend module a URL's scheme names, once (it registers itself); unknown schemes are left to openStore. */
-export async function loadScheme(url: string): Promise<void> {
-  const name = schemeOf(url) ?? "";
-  if (!registry.has(name) && Object.hasOwn(BACKENDS, name)) await (BACKENDS[name] as () => Promise<unknown>)();
-}
-
-/** openStore, after loading the URL's backend: what the CLI and workers use, so each pays only for its store's SDK. */
-export async function loadStore(url: string, options: OpenStoreOptions = {}): Promise<ObjectStore> {
-  await loadScheme(url);
-  return openStore(url, options);
+/** Whether a scheme's backend has registered itself (backends.ts loads the others on first use). */
+export function isRegistered(scheme: string): boolean {
+  return registry.has(scheme);
 }
 
 /** Opens the store a URL names; a plain path is the filesystem store (the embedded default). */

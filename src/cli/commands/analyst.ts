@@ -1,11 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { parseBbox } from "../../geo/bbox.js";
 import { parseInstant } from "../../calendar/calendar.js";
 import { decodeWkb } from "../../geo/wkb.js";
 import { openDataset } from "../../views/reader.js";
-import { loadScheme } from "../../store/schemes.js";
+import { loadScheme } from "../../store/backends.js";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
 import { CONFIG_HELP, openConfig, unknownDataset, UsageError } from "../context.js";
@@ -127,34 +127,33 @@ const common = (cmd: Command) =>
     .option("--json", "machine-readable output");
 
 export function registerAnalyst(program: Command): void {
-  common(program.command("ls").description(COMMANDS.ls.description).argument("<dataset>")).action(
-    (name: string, opts: Opts) =>
-      withDataset(name, opts, async (ds) => {
-        const scanned = await ds.scan();
-        const parts = scanned.partitions.sort((a, b) =>
-          a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
-        );
-        const rows = parts.map((p) => ({
-          region: p.region,
-          date: p.date,
-          status: p.manifest.retired ? "retired" : p.manifest.current ? "current" : "empty",
-          rows: p.manifest.current?.rows ?? 0,
-          key: p.manifest.current?.key ?? null,
-          promoted_at: p.manifest.current?.promoted_at ?? null,
-        }));
-        if (opts.json) printJson(rows);
-        else
-          for (const r of rows)
-            out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
-        reportProblems(scanned.problems);
-      }),
+  common(program.command("ls").description(DESCRIPTIONS.ls).argument("<dataset>")).action((name: string, opts: Opts) =>
+    withDataset(name, opts, async (ds) => {
+      const scanned = await ds.scan();
+      const parts = scanned.partitions.sort((a, b) =>
+        a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
+      );
+      const rows = parts.map((p) => ({
+        region: p.region,
+        date: p.date,
+        status: p.manifest.retired ? "retired" : p.manifest.current ? "current" : "empty",
+        rows: p.manifest.current?.rows ?? 0,
+        key: p.manifest.current?.key ?? null,
+        promoted_at: p.manifest.current?.promoted_at ?? null,
+      }));
+      if (opts.json) printJson(rows);
+      else
+        for (const r of rows)
+          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      reportProblems(scanned.problems);
+    }),
   );
 
   viewOptions(
     common(
       program
         .command("show")
-        .description(COMMANDS.show.description)
+        .description(DESCRIPTIONS.show)
         .argument("<dataset>")
         .requiredOption("--region <region>")
         .option("--date <date>", "logical date")
@@ -180,7 +179,7 @@ export function registerAnalyst(program: Command): void {
       common(
         program
           .command("urls")
-          .description(COMMANDS.urls.description)
+          .description(DESCRIPTIONS.urls)
           .argument("<dataset>")
           .option("--latest", "only the latest date of each region"),
       ),
@@ -201,7 +200,7 @@ export function registerAnalyst(program: Command): void {
       common(
         program
           .command("read")
-          .description(COMMANDS.read.description)
+          .description(DESCRIPTIONS.read)
           .argument("<dataset>")
           .option("--region <region>")
           .option("--date <date>", "logical date")

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { deliverOutbox } from "../../outbox/deliver.js";
-import { loadStore } from "../../store/schemes.js";
+import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -10,7 +10,7 @@ import { err, out, printJson, reportError } from "../output.js";
 export function registerDeliver(program: Command): void {
   program
     .command("deliver")
-    .description(COMMANDS.deliver.description)
+    .description(DESCRIPTIONS.deliver)
     .requiredOption("--webhook <url>", "http(s) URL that receives a POST per event")
     .option(
       "--secret <secret>",

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
-import { loadStore } from "../../store/schemes.js";
+import { DESCRIPTIONS } from "../descriptions.js";
+import { loadStore } from "../../store/backends.js";
 import { probeStore } from "../../store/probe.js";
 import { EXIT } from "../exit-codes.js";
 import { err, out, printJson, reportError } from "../output.js";
@@ -8,7 +8,7 @@ import { err, out, printJson, reportError } from "../output.js";
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description(COMMANDS.doctor.description)
+    .description(DESCRIPTIONS.doctor)
     .requiredOption(
       "--store <url>",
       "directory, file:///path, memory://name, s3://bucket/prefix or az://container/prefix",

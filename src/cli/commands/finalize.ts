@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
-import { loadStore } from "../../store/schemes.js";
+import { DESCRIPTIONS } from "../descriptions.js";
+import { loadStore } from "../../store/backends.js";
 import { finalize } from "../../orchestrate/finalize.js";
 import type { FinalizeSummary } from "../../orchestrate/finalize.js";
 import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "../context.js";
@@ -82,7 +82,7 @@ export function registerFinalize(program: Command): void {
   windowOptions(
     program
       .command("finalize")
-      .description(COMMANDS.finalize.description)
+      .description(DESCRIPTIONS.finalize)
       .requiredOption("--dataset <name>", "dataset from the config"),
     "only these regions, comma-separated (checks them; retires nothing)",
   )

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { collectGarbage, parseAge, TEMP_FLOOR_MS } from "../../gc/gc.js";
 import { sweepLocalTemp } from "../../gc/local-temp.js";
-import { loadStore } from "../../store/schemes.js";
+import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -11,7 +11,7 @@ import { err, out, printJson, reportError } from "../output.js";
 export function registerGc(program: Command): void {
   program
     .command("gc")
-    .description(COMMANDS.gc.description)
+    .description(DESCRIPTIONS.gc)
     .option(
       "--older-than <age>",
       "only what is older than this (s, m, h, d; at least 1h without --override-floor)",

@@ -1,9 +1,9 @@
 import { rename, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { renderReport } from "../../report/html.js";
 import { reportModel } from "../../report/model.js";
-import { loadStore } from "../../store/schemes.js";
+import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -22,7 +22,7 @@ Exit codes: 0 written; 1 written, but some manifests could not be read (listed i
 export function registerReport(program: Command): void {
   program
     .command("report")
-    .description(COMMANDS.report.description)
+    .description(DESCRIPTIONS.report)
     .argument("<dataset>")
     .requiredOption("--html <file>", "where to write the report")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
-import { loadStore } from "../../store/schemes.js";
+import { DESCRIPTIONS } from "../descriptions.js";
+import { loadStore } from "../../store/backends.js";
 import { runJob } from "../../orchestrate/backfill.js";
 import type { RefreshJob } from "../../orchestrate/job.js";
 import type { PartitionSettings } from "../../protocol/refresh-types.js";
@@ -227,7 +227,7 @@ export function registerRun(program: Command): void {
   const backfill = windowOptions(
     program
       .command("backfill")
-      .description(COMMANDS.backfill.description)
+      .description(DESCRIPTIONS.backfill)
       .requiredOption("--dataset <name>", "dataset from the config"),
     "only these regions, comma-separated (no tombstoning then)",
   )
@@ -280,7 +280,7 @@ export function registerRun(program: Command): void {
 
   const run = program
     .command("run")
-    .description(COMMANDS.run.description)
+    .description(DESCRIPTIONS.run)
     .requiredOption("--dataset <name>", "dataset from the config")
     .requiredOption("--region <region>", "region")
     .requiredOption("--date <date>", "logical date, YYYY-MM-DD");

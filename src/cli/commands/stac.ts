@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { writeStac } from "../../stac/publish.js";
-import { loadStore } from "../../store/schemes.js";
+import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { out, printJson, reportError } from "../output.js";
@@ -19,7 +19,7 @@ Exit codes: 0 written; 1 a manifest could not be read (nothing was written); 2 u
 export function registerStac(program: Command): void {
   program
     .command("stac")
-    .description(COMMANDS.stac.description)
+    .description(DESCRIPTIONS.stac)
     .argument("<dataset>")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")

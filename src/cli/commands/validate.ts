@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { crsFromCode, CrsError } from "../../geo/crs.js";
 import { GeoParquetReadError } from "../../geoparquet/read.js";
 import { RULES, validateGeoParquetFile } from "../../geoparquet/validate.js";
@@ -25,7 +25,7 @@ function printReport(r: FileReport): void {
 export function registerValidate(program: Command): void {
   program
     .command("validate")
-    .description(COMMANDS.validate.description)
+    .description(DESCRIPTIONS.validate)
     .argument("<files...>", "local paths, file://, s3://bucket/key or az://container/key URLs")
     .option("--json", "print one JSON report")
     .option("--expect-crs <crs>", "fail unless the primary geometry column is in this CRS (e.g. EPSG:5070, OGC:CRS84)")

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { COMMANDS } from "../commands.js";
+import { DESCRIPTIONS } from "../descriptions.js";
 import { refreshPartition } from "../../protocol/refresh.js";
 import { openDataset } from "../../views/reader.js";
-import { loadScheme } from "../../store/schemes.js";
+import { loadScheme } from "../../store/backends.js";
 import { MemoryStore } from "../../store/memory.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
@@ -17,7 +17,7 @@ import { err, printJson, reportError } from "../output.js";
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description(COMMANDS.verify.description)
+    .description(DESCRIPTIONS.verify)
     .argument("<dataset>")
     .requiredOption("--region <region>")
     .requiredOption("--date <date>", "logical date")
