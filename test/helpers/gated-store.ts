@@ -25,14 +25,30 @@ export class GatedStore implements ObjectStore {
     return this.inner.locate(key);
   }
 
-  /** Parks the first call that matches; `arrived` resolves when it is parked, `release` lets it go on. */
-  hold(match: Match): { arrived: Promise<void>; release: () => void } {
+  /**
+   * Parks the first call that matches; `arrived` resolves when it is parked, `release` lets it go on.
+   * `reachedBy(work)` is `arrived` for a caller that may end without getting there: it rejects with what the
+   * work ended with instead of waiting forever (a hang would only say "timed out").
+   */
+  hold(match: Match): {
+    arrived: Promise<void>;
+    release: () => void;
+    reachedBy: (work: Promise<unknown>) => Promise<void>;
+  } {
     let release!: () => void;
     let arrived!: () => void;
     const released = new Promise<void>((r) => (release = r));
     const arrival = new Promise<void>((r) => (arrived = r));
     this.gates.push({ match, arrived, released });
-    return { arrived: arrival, release };
+    const reachedBy = (work: Promise<unknown>) =>
+      Promise.race([
+        arrival,
+        work.then(
+          (v) => Promise.reject(new Error(`ended before reaching the gate, with ${JSON.stringify(v)?.slice(0, 600)}`)),
+          (e) => Promise.reject(new Error(`failed before reaching the gate: ${e instanceof Error ? e.stack : e}`)),
+        ),
+      ]);
+    return { arrived: arrival, release, reachedBy };
   }
 
   kill(match: Match): void {

@@ -79,7 +79,7 @@ export function describeGcRaces(backend: Backend): void {
       const run = new GatedStore(fx.store);
       const atPromote = run.hold((op, key) => op === "put" && key === manifestKey(partition));
       const rerun = refreshPartition({ store: run, task, partition, versions: VERSIONS });
-      await atPromote.arrived; // the run has checked and validated the orphan, and is about to promote it
+      await atPromote.reachedBy(rerun); // the run has checked and validated the orphan, and is about to promote it
       const report = await collectGarbage(fx.store, { ...GC, now: LATER() });
       expect(report.artifacts).toEqual([orphan]); // gc did delete it: nothing referenced it yet
       expect(await fx.store.exists(orphan)).toBe(false);
@@ -95,7 +95,7 @@ export function describeGcRaces(backend: Backend): void {
       const gcStore = new GatedStore(fx.store);
       const atCondemn = gcStore.hold((op, key) => op === "put" && key === manifestKey(partition));
       const gc = collectGarbage(gcStore, { ...GC, now: LATER() });
-      await atCondemn.arrived; // gc has found the orphan unreferenced and is about to act on it
+      await atCondemn.reachedBy(gc); // gc has found the orphan unreferenced and is about to act on it
       expect((await refreshPartition({ store: fx.store, task, partition, versions: VERSIONS })).outcome).toBe(
         "reconciled",
       );
@@ -111,7 +111,7 @@ export function describeGcRaces(backend: Backend): void {
       const gcStore = new GatedStore(fx.store);
       const atDelete = gcStore.hold((op, key) => op === "delete" && key === orphan);
       const gc = collectGarbage(gcStore, { ...GC, now: LATER() });
-      await atDelete.arrived; // the condemnation is in the manifest; the delete is about to land
+      await atDelete.reachedBy(gc); // the condemnation is in the manifest; the delete is about to land
       let settled = false;
       const rerun = refreshPartition({ store: fx.store, task, partition, versions: VERSIONS }).finally(
         () => (settled = true),
