@@ -32,8 +32,8 @@ export interface WriteOptions {
   crs: Crs;
   /** The WKB column; default "geometry". */
   geometryColumn?: string;
-  /** Breaks ties in the spatial order, so equal inputs in any row order give the same file. */
-  idColumn?: string;
+  /** Breaks ties in the spatial order (a column, or several in turn), so equal inputs in any row order give the same file. */
+  idColumn?: string | readonly string[];
   rowGroupRows?: number;
   /** Per-row bboxes (xmin, ymin, xmax, ymax; NaN when empty) and types, if the caller already has them. */
   stats?: { bboxes: Float64Array; types: Set<string> };
@@ -142,10 +142,23 @@ export async function writeGeoParquetTo(
             : compactChunks(input.getChild(f.name) as Vector),
         ] as const,
     );
-  const id = options.idColumn ? columns.find(([name]) => name === options.idColumn)?.[1] : undefined;
-  if (options.idColumn && !id)
-    throw new GeoParquetWriteError(`the id column '${options.idColumn}' is not in the table`);
-  const order = hilbertOrder(stats.bboxes, id ? idComparator(id) : undefined);
+  const idNames = typeof options.idColumn === "string" ? [options.idColumn] : (options.idColumn ?? []);
+  const ids = idNames.map((n) => {
+    const v = columns.find(([name]) => name === n)?.[1];
+    if (!v) throw new GeoParquetWriteError(`the id column '${n}' is not in the table`);
+    return idComparator(v);
+  });
+  const tieBreak =
+    ids.length > 1
+      ? (a: number, b: number) => {
+          for (const c of ids) {
+            const d = c(a, b);
+            if (d) return d;
+          }
+          return 0;
+        }
+      : ids[0];
+  const order = hilbertOrder(stats.bboxes, tieBreak);
   const src: GroupSource = { columns, wkb, bboxes: stats.bboxes };
   const native = (options.format ?? DEFAULT_FORMAT) === "geoparquet-2.0";
 

@@ -68,3 +68,6 @@ export function partitionOfManifestKey(key: string): Partition | undefined {
   const m = /^manifests\/([^/]+)\/region=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\.json$/.exec(key);
   return m ? { dataset: m[1] as string, region: m[2] as string, date: m[3] as string } : undefined;
 }
+
+/** A partition's changelog against one previous version: `id` hashes both versions' sha256 (docs/changes.md). */
+export const changelogKey = (p: Partition, id: string) => `changes/${p.dataset}/${partitionPath(p)}/${id}.parquet`;

@@ -17,6 +17,20 @@ export interface ManifestEntry {
   logical_date: string;
   promoted_at: string;
   plausibility: { status: "passed" | "first-version" | "overridden"; notes?: string[] };
+  /** Row-level change against the previous version (tasks with a natural key only; docs/changes.md). */
+  changes?: ChangesRecord;
+}
+
+/** A promotion's change set: its changelog file and counts, and the version it was computed against. */
+export interface ChangesRecord {
+  /** Store key of the changelog (Parquet, one row per changed key and kind). */
+  changelog: string;
+  sha256: string;
+  bytes: number;
+  key: string[];
+  /** The version compared with: the one this promotion supersedes, else the region's previous logical date. */
+  against: { logical_date: string; sha256: string } | null;
+  counts: { added: number; removed: number; geometry_changed: number; attributes_changed: number; unchanged: number };
 }
 
 export interface Manifest {

@@ -6,6 +6,8 @@ import type { GeometryValidator } from "../geo/validity.js";
 import { rewriteWkbColumn } from "../geo/wkb-rewrite.js";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
+import { digestReady, RowDigester } from "../changes/row-digest.js";
+import type { RowDigests } from "../changes/row-digest.js";
 import type { RangeSource } from "../geoparquet/ranged-read.js";
 
 export type { RangeSource } from "../geoparquet/ranged-read.js";
@@ -21,11 +23,15 @@ export interface ArtifactFacts {
   columns: { name: string; type: string }[];
   areaM2: number;
   problems: string[];
+  /** Each row's digests, when the task names a natural key (docs/changes.md). */
+  digests?: RowDigests;
 }
 
 export interface InspectOptions {
   /** The largest read between row groups (the memory setting's part size). */
   chunkBytes: number;
+  /** The natural key: also digest every row (one pass serves both). */
+  key?: readonly string[];
 }
 
 /** The covering's four leaves as plain arrays, with its validity bitmap (null rows have no box). */
@@ -124,9 +130,25 @@ export async function inspectArtifact(
   const covering = column.covering?.bbox?.xmin?.[0];
   const checks = new RowChecks(storageCrs, validator);
   let columns: ArtifactFacts["columns"] = [];
+  const key = options.key;
+  if (key?.includes(file.geo.primary_column))
+    problems.push(`the key names the geometry column '${file.geo.primary_column}'`);
+  const digester = key?.length
+    ? new RowDigester({ key, geometry: file.geo.primary_column, skip: covering ? [covering] : [] }, file.rows)
+    : undefined;
+  if (digester) await digestReady();
   for await (const g of file.rowGroups()) {
-    if (g.index === 0) columns = g.table.schema.fields.map((f) => ({ name: f.name, type: String(f.type) }));
+    if (g.index === 0) {
+      columns = g.table.schema.fields.map((f) => ({ name: f.name, type: String(f.type) }));
+      const absent = key?.filter((k) => !g.table.schema.fields.some((f) => f.name === k)) ?? [];
+      if (absent.length) {
+        const names = absent.map((k) => `'${k}'`).join(", ");
+        problems.push(`the key column${absent.length > 1 ? `s ${names} are` : ` ${names} is`} not in the artifact`);
+        break;
+      }
+    }
     await checks.group(g.table, g.firstRow, file.geo.primary_column, covering);
+    digester?.group(g.table);
   }
   checks.finish();
   problems.push(...checks.problems);
@@ -150,5 +172,6 @@ export async function inspectArtifact(
     columns,
     areaM2: checks.areaM2,
     problems,
+    ...(digester && !problems.length ? { digests: digester.finish() } : {}),
   };
 }

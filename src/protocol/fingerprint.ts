@@ -51,6 +51,8 @@ export interface FingerprintInput {
   /** Input name → content identity (ETag or sha256), never just a URI. */
   inputs: Record<string, string>;
   pins: Record<string, string>;
+  /** The natural key (absent without one, so that keys made before keys existed stay the same). */
+  rowKey?: string[];
   /** Writer and format versions: a new writer that changes bytes must change keys. */
   writer: { id: string; format: string; storageCrs: string };
 }

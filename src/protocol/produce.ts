@@ -150,7 +150,7 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
   const staged = stage();
   await writeGeoParquetTo(table, staged, {
     crs: plan.storage,
-    idColumn: task.idColumn,
+    idColumn: task.key ?? task.idColumn,
     stats,
     format: task.format,
     threads: encodeThreads,

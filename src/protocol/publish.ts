@@ -31,6 +31,8 @@ export interface Publication {
   partBytes: number;
   /** The artifact was already stored when the run looked (a reconcile). */
   published: boolean;
+  /** The changelog's bytes, stored write-once under entry.changes.changelog before the promotion. */
+  changelog?: Uint8Array;
 }
 
 /** What publishing a recorded artifact came to, with the record it published. */
@@ -55,6 +57,7 @@ export async function publish(recorded: Recorded): Promise<Published> {
     body: produced.staged,
     partBytes: produced.budget.partBytes,
     published: produced.reused,
+    ...(recorded.changelog ? { changelog: recorded.changelog } : {}),
   });
   return { recorded, promoted, base };
 }
@@ -80,6 +83,7 @@ export async function publishAndPromote(
     const current = base?.manifest.current;
     if (current?.key !== pub.entry.key || current.sha256 !== pub.entry.sha256) {
       await ensureArtifact(store, pub.aKey, pub.body, pub.partBytes, checkFirst);
+      if (pub.changelog && pub.entry.changes) await ensureChangelog(store, pub.entry.changes.changelog, pub.changelog);
       await recordEvent(store, pub.event);
     }
     const outcome = await promote(store, pub.mKey, base, pub.partition, pub.entry);
@@ -112,6 +116,20 @@ async function ensureArtifact(
         `${store.locate(key)} already holds different bytes for the same key: the task's output is not deterministic`,
       );
     }
+  }
+}
+
+/** The changelog under its key, write-once: its key hashes both versions, so a second writer holds the same bytes. */
+async function ensureChangelog(store: ObjectStore, key: string, bytes: Uint8Array): Promise<void> {
+  try {
+    await store.put(key, bytes, { mode: "create", contentType: "application/vnd.apache.parquet" });
+  } catch (error) {
+    if (!(error instanceof AlreadyExistsError)) throw error;
+    const stored = (await store.get(key)).body;
+    if (createHash("sha256").update(stored).digest("hex") !== createHash("sha256").update(bytes).digest("hex"))
+      throw new NonDeterministicError(
+        `${store.locate(key)} already holds a different changelog for the same two versions: the change set is not deterministic`,
+      );
   }
 }
 

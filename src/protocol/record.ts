@@ -2,6 +2,7 @@ import { outboxId } from "../manifest/outbox.js";
 import type { OutboxEvent } from "../manifest/outbox.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { redact } from "../store/secrets.js";
+import type { Changed } from "./change-set.js";
 import type { Verified } from "./verify.js";
 import { warnHivePartitionColumns } from "../task/task.js";
 
@@ -10,10 +11,12 @@ export interface Recorded {
   verified: Verified;
   entry: ManifestEntry;
   event: OutboxEvent;
+  /** The changelog's bytes, published with the artifact (keyed tasks). */
+  changelog?: Uint8Array;
 }
 
 /** The manifest entry and the outbox event a verified artifact is published with (steps 6–7 of docs/protocol.md). */
-export function recordOf(verified: Verified): Recorded {
+export function recordOf({ verified, changes }: Changed): Recorded {
   const { facts, plausibility } = verified;
   const { plan } = verified.produced;
   const { runId } = plan;
@@ -42,6 +45,7 @@ export function recordOf(verified: Verified): Recorded {
     logical_date: partition.date,
     promoted_at: new Date().toISOString(),
     plausibility,
+    ...(changes ? { changes: changes.record } : {}),
   };
   const event: OutboxEvent = {
     id: outboxId(partition.dataset, partition.region, partition.date, facts.sha256),
@@ -53,5 +57,5 @@ export function recordOf(verified: Verified): Recorded {
     rows: facts.rows,
     previous_sha256: plan.start?.manifest.current?.sha256 ?? null,
   };
-  return { verified, entry, event };
+  return { verified, entry, event, ...(changes ? { changelog: changes.bytes } : {}) };
 }

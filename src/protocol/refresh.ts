@@ -7,6 +7,7 @@ import { UpstreamMissingError } from "../inputs/dataset-input.js";
 import { produce } from "./produce.js";
 import { publish } from "./publish.js";
 import type { Published } from "./publish.js";
+import { changeSet } from "./change-set.js";
 import { recordOf } from "./record.js";
 import { RefreshError } from "./refresh-types.js";
 import type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
@@ -129,7 +130,7 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
     const produced = await produce(plan);
     try {
       const verified = await verify(produced, validator, run);
-      return outcomeOf(await publish(recordOf(verified)), result);
+      return outcomeOf(await publish(recordOf(await changeSet(verified))), result);
     } finally {
       await produced.dispose();
     }

@@ -49,6 +49,8 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}, runId 
     params,
     inputs: Object.fromEntries(Object.entries(inputs).map(([n, i]) => [n, keyedIdentity(i)])),
     pins,
+    // A key orders ties and adds a changelog; only tasks that name one carry it, so other keys stay as they were.
+    ...(task.key ? { rowKey: task.key } : {}),
     writer: {
       id: WRITER_ID,
       format: `geoparquet-${FORMAT_VERSION[task.format ?? DEFAULT_FORMAT]}`,

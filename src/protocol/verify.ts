@@ -1,4 +1,11 @@
+import { plain } from "../changes/canonical.js";
+import { compareKeys } from "../changes/changelog.js";
+import { equalKeys } from "../changes/diff.js";
+import type { RowDigests } from "../changes/row-digest.js";
+import { rowsAt } from "../changes/rows-at.js";
 import type { GeometryValidator } from "../geo/validity.js";
+import { openRanged } from "../geoparquet/ranged-read.js";
+import type { RangedFile } from "../geoparquet/ranged-read.js";
 import { checkPlausibility, regionHistory } from "../manifest/checks.js";
 import { manifestPrefix } from "../manifest/layout.js";
 import type { ManifestEntry } from "../manifest/types.js";
@@ -12,6 +19,8 @@ export interface Verified {
   produced: Produced;
   facts: ArtifactFacts;
   plausibility: ManifestEntry["plausibility"];
+  /** The region's latest version before this logical date (a change set's previous state). */
+  previous: ManifestEntry | undefined;
 }
 
 /**
@@ -30,7 +39,14 @@ export async function verify(
   const { staged } = produced;
   const facts = await inspectArtifact(produced.source, produced.where, plan.storage, validator, {
     chunkBytes: produced.budget.partBytes,
+    key: task.key,
   });
+  if (facts.digests && task.key)
+    facts.problems.push(
+      ...(await keyProblems(facts.digests, task.key, () =>
+        openRanged(produced.source, produced.where, { chunkBytes: produced.budget.partBytes }),
+      )),
+    );
   if (facts.sha256 !== staged.sha256)
     facts.problems.push(
       `${produced.where} reads back as other bytes (sha256 ${facts.sha256.slice(0, 12)}) than were written (${staged.sha256.slice(0, 12)}): the store is corrupting data`,
@@ -43,16 +59,14 @@ export async function verify(
   }
   const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
   const current = plan.start?.manifest.current;
-  const history = [
-    ...(current ? [current] : []),
-    ...(await regionHistory(
-      store,
-      manifestPrefix(partition.dataset, partition.region),
-      partition.date,
-      rules.window,
-      run.knownManifests,
-    )),
-  ];
+  const earlier = await regionHistory(
+    store,
+    manifestPrefix(partition.dataset, partition.region),
+    partition.date,
+    rules.window,
+    run.knownManifests,
+  );
+  const history = [...(current ? [current] : []), ...earlier];
   const verdict = checkPlausibility({
     rows: facts.rows,
     areaM2: facts.areaM2,
@@ -72,5 +86,31 @@ export async function verify(
     produced,
     facts,
     plausibility: { status: verdict.status, ...(verdict.notes.length ? { notes: verdict.notes } : {}) },
+    previous: earlier[0],
   };
+}
+
+/**
+ * A natural key is unique and never null within a partition, as a database's unique constraint would have it:
+ * the rows that break it, with their key values (equal key hashes are confirmed against the values).
+ */
+async function keyProblems(
+  digests: RowDigests,
+  key: readonly string[],
+  open: () => Promise<RangedFile>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const named = key.length > 1 ? `(${key.join(", ")})` : key[0];
+  if (digests.nullKeys)
+    problems.push(
+      `${digests.nullKeys} row${digests.nullKeys > 1 ? "s have" : " has"} a null key ${named} (row${digests.nullKeyRows.length > 1 ? "s" : ""} ${digests.nullKeyRows.join(", ")}${digests.nullKeys > digests.nullKeyRows.length ? ", …" : ""})`,
+    );
+  const pairs = equalKeys(digests);
+  if (!pairs.length) return problems;
+  const seen = await rowsAt(await open(), pairs.flat(), key, []);
+  const dupes = pairs.filter(([a, b]) => compareKeys(seen.rows.get(a)?.key ?? [], seen.rows.get(b)?.key ?? []) === 0);
+  for (const [a, b] of dupes.slice(0, 10))
+    problems.push(`duplicate key ${named} = ${JSON.stringify(plain(seen.rows.get(a)?.key))} in rows ${a} and ${b}`);
+  if (dupes.length > 10) problems.push(`… ${dupes.length - 10} more duplicate keys`);
+  return problems;
 }

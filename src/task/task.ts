@@ -52,6 +52,13 @@ export interface TaskDefinition {
   columns?: ColumnSpec[];
   /** Column that breaks ties in the spatial order (makes output independent of compute's row order). */
   idColumn?: string;
+  /**
+   * The natural key: the column(s) that name a row across versions, e.g. ["parcel_id"]. Unique and never null
+   * within a partition (read-back validation refuses a partition that breaks it); with a key every promotion
+   * records a changelog against the region's previous version (docs/changes.md), and the key breaks ties in the
+   * spatial order. Part of every artifact key.
+   */
+  key?: string[];
   plausibility?: PlausibilityRules;
   /**
    * File layout: "geoparquet-1.1" (default) or "geoparquet-2.0" (native GEOMETRY type and geospatial statistics,
@@ -84,6 +91,7 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
   if (task.cadence !== "daily" && task.cadence !== "monthly") problems.push(`cadence must be "daily" or "monthly"`);
   if (typeof task.compute !== "function") problems.push("compute must be a function");
   if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
+  if (task.key !== undefined) problems.push(...keyProblems(task.key));
   if (problems.length) throw new Error(`task ${task.name}: ${problems.join("; ")}`);
   if (task.columns)
     warnHivePartitionColumns(
@@ -91,6 +99,23 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
       task.columns.map((c) => c.name),
     );
   return task;
+}
+
+/** Columns of a changelog beside the key's (changes/changelog.ts): a key column may not take their names. */
+export const CHANGELOG_COLUMNS = ["change", "before_digest", "after_digest", "columns"] as const;
+
+function keyProblems(key: unknown): string[] {
+  if (!Array.isArray(key) || key.length === 0 || key.some((k) => typeof k !== "string" || k === ""))
+    return [`key must be a non-empty list of column names, e.g. ["parcel_id"] (got ${JSON.stringify(key)})`];
+  const problems: string[] = [];
+  const repeated = key.filter((k, i) => key.indexOf(k) !== i);
+  if (repeated.length) problems.push(`key names ${JSON.stringify(repeated[0])} twice`);
+  const reserved = key.filter((k) => (CHANGELOG_COLUMNS as readonly string[]).includes(k));
+  if (reserved.length)
+    problems.push(
+      `key column ${JSON.stringify(reserved[0])} would clash with a changelog column (${CHANGELOG_COLUMNS.join(", ")}): rename it`,
+    );
+  return problems;
 }
 
 /** The Hive partition keys of our artifact paths (manifest/layout.ts: region=…/date=…). */

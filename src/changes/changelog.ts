@@ -1,0 +1,139 @@
+import { DataType, List, Field, Table, Utf8, tableToIPC, vectorFromArray } from "apache-arrow";
+import type { Vector } from "apache-arrow";
+import * as parquet from "parquet-wasm";
+import type { RangedFile } from "../geoparquet/ranged-read.js";
+import { zstdPages, zstdReady } from "../geoparquet/zstd-pages.js";
+import type { ChangeCounts, ChangeKind, DigestDiff } from "./diff.js";
+import { rowDigest } from "./row-digest.js";
+import type { RowDigests } from "./row-digest.js";
+import { rowsAt } from "./rows-at.js";
+
+/** One row of a changelog: a key and one kind of change (a key whose geometry and attributes changed has two). */
+export interface ChangeRow {
+  key: unknown[];
+  change: ChangeKind;
+  before_digest: string | null;
+  after_digest: string | null;
+  /** The attributes that changed (attributes_changed), the geometry column (geometry_changed), else empty. */
+  columns: string[];
+}
+
+export interface Changelog {
+  key: string[];
+  keyTypes: DataType[];
+  counts: ChangeCounts;
+  rows: ChangeRow[];
+}
+
+/** One side of a change set: the digests of a version and a way to read some of its rows again. */
+export interface Side {
+  digests: RowDigests;
+  open(): Promise<RangedFile>;
+  geometry: string;
+}
+
+const KIND_ORDER: Record<ChangeKind, number> = { added: 0, removed: 1, geometry_changed: 2, attributes_changed: 3 };
+
+/** Orders key values: numbers and bigints by value, strings by code unit, null first. */
+export function compareKeys(a: readonly unknown[], b: readonly unknown[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i], b[i]];
+    if (x === y) continue;
+    if (x === null || x === undefined) return -1;
+    if (y === null || y === undefined) return 1;
+    if (typeof x === typeof y || (typeof x !== "string" && typeof y !== "string"))
+      return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * A change set's rows: the keys' values and, for attribute changes, which attributes differ (their canonical
+ * bytes compared), read back from both versions for the changed rows only. Sorted by key, then kind.
+ */
+export async function changelogOf(
+  diff: DigestDiff,
+  key: string[],
+  before: Side | undefined,
+  after: Side,
+): Promise<Changelog> {
+  const names = (s: Side | undefined) => s?.digests.attributeNames ?? [];
+  const shared = names(after).filter((n) => names(before).includes(n));
+  const onlyOne = [...names(after), ...names(before)].filter((n) => !shared.includes(n)).sort();
+  const attrRows = (pick: "before" | "after") => diff.changes.filter((c) => c.attributes).map((c) => c[pick] as number);
+  const afterRows = await rowsAt(
+    await after.open(),
+    diff.changes.filter((c) => c.after !== undefined).map((c) => c.after as number),
+    key,
+    shared,
+  );
+  const beforeRows = before
+    ? await rowsAt(
+        await before.open(),
+        [...diff.changes.filter((c) => c.after === undefined).map((c) => c.before as number), ...attrRows("before")],
+        key,
+        shared,
+      )
+    : undefined;
+  const rows: ChangeRow[] = [];
+  for (const c of diff.changes) {
+    const a = c.after === undefined ? undefined : afterRows.rows.get(c.after);
+    const b = c.before === undefined ? undefined : beforeRows?.rows.get(c.before);
+    const keyValues = (a ?? b)?.key ?? [];
+    const base = {
+      key: keyValues,
+      before_digest: c.before === undefined || !before ? null : rowDigest(before.digests, c.before),
+      after_digest: c.after === undefined ? null : rowDigest(after.digests, c.after),
+    };
+    if (c.before === undefined) rows.push({ ...base, change: "added", columns: [] });
+    else if (c.after === undefined) rows.push({ ...base, change: "removed", columns: [] });
+    else {
+      if (c.geometry) rows.push({ ...base, change: "geometry_changed", columns: [after.geometry] });
+      if (c.attributes) {
+        const changed = shared.filter((n) => a?.columns.get(n) !== b?.columns.get(n));
+        rows.push({ ...base, change: "attributes_changed", columns: [...changed, ...onlyOne].sort() });
+      }
+    }
+  }
+  rows.sort((x, y) => compareKeys(x.key, y.key) || KIND_ORDER[x.change] - KIND_ORDER[y.change]);
+  const keyTypes = afterRows.keyTypes.length ? afterRows.keyTypes : (beforeRows?.keyTypes ?? []);
+  return { key, keyTypes, counts: diff.counts, rows };
+}
+
+/** A dictionary-encoded key column is written as its values' type. */
+const plainType = (t: DataType | undefined): DataType =>
+  t === undefined ? new Utf8() : DataType.isDictionary(t) ? (t as unknown as { dictionary: DataType }).dictionary : t;
+
+/** The changelog as an Arrow table: the key's columns, change, before_digest, after_digest, columns. */
+export function changelogTable(log: Changelog): Table {
+  const columns: Record<string, Vector> = {};
+  log.key.forEach((name, i) => {
+    columns[name] = vectorFromArray(
+      log.rows.map((r) => r.key[i] ?? null),
+      plainType(log.keyTypes[i]),
+    );
+  });
+  const text = (values: (string | null)[]) => vectorFromArray(values, new Utf8());
+  columns.change = text(log.rows.map((r) => r.change));
+  columns.before_digest = text(log.rows.map((r) => r.before_digest));
+  columns.after_digest = text(log.rows.map((r) => r.after_digest));
+  columns.columns = vectorFromArray(
+    log.rows.map((r) => r.columns),
+    new List(new Field("item", new Utf8(), true)),
+  );
+  return new Table(columns);
+}
+
+/** The changelog's Parquet bytes: the same change set always gives the same bytes (zstd pages, fixed writer). */
+export async function encodeChangelog(log: Changelog): Promise<Uint8Array> {
+  await zstdReady();
+  const table = changelogTable(log);
+  const props = new parquet.WriterPropertiesBuilder()
+    .setCreatedBy("georefresh changelog 1")
+    .setCompression(parquet.Compression.UNCOMPRESSED)
+    .setDictionaryEnabled(true)
+    .setMaxRowGroupSize(65_536)
+    .build();
+  return zstdPages(parquet.writeParquet(parquet.Table.fromIPCStream(tableToIPC(table, "stream")), props));
+}

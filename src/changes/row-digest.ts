@@ -1,0 +1,122 @@
+import type { Table } from "apache-arrow";
+import xxhash from "xxhash-wasm";
+import { binaryColumn } from "../geoparquet/columns.js";
+import { CanonicalBytes, encoderFor } from "./canonical.js";
+import type { Encode } from "./canonical.js";
+
+type Hasher = Awaited<ReturnType<typeof xxhash>>;
+let hasher: Hasher | undefined;
+let loading: Promise<Hasher> | undefined;
+
+/** Loads the hash (WebAssembly); call once before digesting. */
+export async function digestReady(): Promise<void> {
+  hasher ??= await (loading ??= xxhash());
+}
+
+function h64(bytes: Uint8Array, seed: bigint): bigint {
+  if (!hasher) throw new Error("digestReady() was not awaited");
+  return hasher.h64Raw(bytes, seed);
+}
+
+/** Seeds keep a key, an attribute row and a geometry with the same bytes apart. */
+const SEED = { key: 0x6b6579n, attributes: 0x61747472n, geometry: 0x67656f6dn, names: 0x6e616d65n } as const;
+
+/** What a partition's rows are, one 64-bit XXH64 per row and part: all a change set is computed from. */
+export interface RowDigests {
+  rows: number;
+  /** The natural key's canonical bytes, hashed (rows match across versions by it). */
+  key: BigUint64Array;
+  /** Every attribute but the key, the geometry and its covering, in column-name order. */
+  attributes: BigUint64Array;
+  /** The geometry's WKB as stored (our writer's canonical little-endian ISO WKB). */
+  geometry: BigUint64Array;
+  attributeNames: string[];
+  /** Rows whose key has a null part (the first few) and how many there are. */
+  nullKeyRows: number[];
+  nullKeys: number;
+}
+
+/** The columns a digest reads: the key's, the geometry, and the ones that are not attributes (the covering). */
+export interface DigestColumns {
+  key: readonly string[];
+  geometry: string;
+  skip: readonly string[];
+}
+
+const hex = (x: bigint) => x.toString(16).padStart(16, "0");
+
+/** A row's content digest as docs/changes.md defines it: attributes then geometry, 32 hex digits. */
+export function rowDigest(d: RowDigests, row: number): string {
+  return hex(d.attributes[row] as bigint) + hex(d.geometry[row] as bigint);
+}
+
+/**
+ * Digests a partition row group by row group (as read-back validation reads it), so the change set needs no
+ * second copy of any table: 24 bytes a row.
+ */
+export class RowDigester {
+  private readonly key: BigUint64Array;
+  private readonly attributes: BigUint64Array;
+  private readonly geometry: BigUint64Array;
+  private names: string[] | undefined;
+  private attributeSeed = 0n;
+  private nullKeyRows: number[] = [];
+  private nullKeys = 0;
+  private at = 0;
+  private readonly scratch = new CanonicalBytes();
+
+  constructor(
+    private readonly columns: DigestColumns,
+    rows: number,
+  ) {
+    this.key = new BigUint64Array(rows);
+    this.attributes = new BigUint64Array(rows);
+    this.geometry = new BigUint64Array(rows);
+  }
+
+  group(table: Table): void {
+    const { key, geometry, skip } = this.columns;
+    const fields = table.schema.fields.map((f) => f.name);
+    const names = fields.filter((n) => n !== geometry && !key.includes(n) && !skip.includes(n)).sort();
+    if (!this.names) {
+      this.names = names;
+      this.attributeSeed = h64(new TextEncoder().encode(JSON.stringify(names)), SEED.names) ^ SEED.attributes;
+    }
+    const vector = (name: string) => {
+      const v = table.getChild(name);
+      if (!v) throw new Error(`column '${name}' is not in the artifact`);
+      return v;
+    };
+    const keys: Encode[] = key.map((n) => encoderFor(vector(n)));
+    const nullable = key.map(vector).filter((v) => v.nullCount > 0);
+    const attrs: Encode[] = names.map((n) => encoderFor(vector(n)));
+    const wkb = binaryColumn(vector(geometry), geometry);
+    const rows = table.numRows;
+    if (this.at + rows > this.key.length) throw new Error("more rows than the footer declared");
+    const out = this.scratch;
+    for (let i = 0; i < rows; i++) {
+      const row = this.at + i;
+      out.reset();
+      for (const k of keys) k(i, out);
+      if (nullable.length && nullable.some((v) => !v.isValid(i)) && this.nullKeys++ < 10) this.nullKeyRows.push(row);
+      this.key[row] = h64(out.bytes(), SEED.key);
+      out.reset();
+      for (const a of attrs) a(i, out);
+      this.attributes[row] = h64(out.bytes(), this.attributeSeed);
+      this.geometry[row] = h64(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), SEED.geometry);
+    }
+    this.at += rows;
+  }
+
+  finish(): RowDigests {
+    return {
+      rows: this.at,
+      key: this.key.subarray(0, this.at),
+      attributes: this.attributes.subarray(0, this.at),
+      geometry: this.geometry.subarray(0, this.at),
+      attributeNames: this.names ?? [],
+      nullKeyRows: this.nullKeyRows,
+      nullKeys: this.nullKeys,
+    };
+  }
+}

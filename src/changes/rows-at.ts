@@ -1,0 +1,47 @@
+import type { DataType, Vector } from "apache-arrow";
+import type { RangedFile } from "../geoparquet/ranged-read.js";
+import { CanonicalBytes, encoderFor } from "./canonical.js";
+
+/** Some rows of an artifact: the key's values (as Arrow gives them) and each named column's canonical bytes. */
+export interface RowsAt {
+  keyTypes: DataType[];
+  rows: Map<number, { key: unknown[]; columns: Map<string, string> }>;
+}
+
+/**
+ * Reads the given rows' key values and the canonical bytes of `columns` (each must be in the file), row group by
+ * row group, decoding only those columns. Used for the rows a change set names, never for a whole table.
+ */
+export async function rowsAt(
+  file: RangedFile,
+  wanted: readonly number[],
+  key: readonly string[],
+  columns: readonly string[],
+): Promise<RowsAt> {
+  const rows = new Map<number, { key: unknown[]; columns: Map<string, string> }>();
+  const sorted = [...new Set(wanted)].sort((a, b) => a - b);
+  let keyTypes: DataType[] = [];
+  if (sorted.length === 0) return { keyTypes, rows };
+  let next = 0;
+  const scratch = new CanonicalBytes();
+  for await (const g of file.rowGroups([...new Set([...key, ...columns])])) {
+    if (g.index === 0) keyTypes = key.map((k) => g.table.schema.fields.find((f) => f.name === k)?.type as DataType);
+    const end = g.firstRow + g.rows;
+    if ((sorted[next] ?? Infinity) >= end) continue;
+    const keyVectors = key.map((k) => g.table.getChild(k));
+    const encoders = columns.map((c) => [c, encoderFor(g.table.getChild(c) as Vector)] as const);
+    while (next < sorted.length && (sorted[next] as number) < end) {
+      const row = sorted[next++] as number;
+      const i = row - g.firstRow;
+      const encoded = new Map<string, string>();
+      for (const [name, encode] of encoders) {
+        scratch.reset();
+        encode(i, scratch);
+        encoded.set(name, Buffer.from(scratch.bytes()).toString("base64"));
+      }
+      rows.set(row, { key: keyVectors.map((v) => v?.get(i) ?? null), columns: encoded });
+    }
+    if (next >= sorted.length) break;
+  }
+  return { keyTypes, rows };
+}
