@@ -24,6 +24,7 @@ export type ErrorCode =
   | "Snapshot"
   | "Stac"
   | "Report"
+  | "Changes"
   | "Refresh"
   | "ComputeOutput"
   | "NonDeterministic"

@@ -16,7 +16,7 @@ export { dealLanes, planLanes, plannedPartitions, parseShard, shardFromEnvironme
 export type { Lane, Shard } from "./orchestrate/lanes.js";
 export type { BackfillPlan, PartitionPlan, PlanStatus } from "./orchestrate/dry-run.js";
 export { openDataset, Dataset, DatasetView, HistoryTooShortError, ReadError } from "./views/reader.js";
-export type { Selection, ViewEntry, ViewPartition, Which } from "./views/reader.js";
+export type { ChangeRange, ChangeSet, Selection, ViewEntry, ViewPartition, Which } from "./views/reader.js";
 export { commitSnapshot, provenCurrents } from "./manifest/snapshot-commit.js";
 export type { CommitResult } from "./manifest/snapshot-commit.js";
 export { readSnapshot, readPointer, SnapshotError } from "./manifest/snapshot.js";

@@ -16,6 +16,8 @@ export interface ChangeRow {
   after_digest: string | null;
   /** The attributes that changed (attributes_changed), the geometry column (geometry_changed), else empty. */
   columns: string[];
+  /** The after geometry's WKB, or the before one's for a removal (only when asked for). */
+  geometry?: Uint8Array;
 }
 
 export interface Changelog {
@@ -57,6 +59,7 @@ export async function changelogOf(
   key: string[],
   before: Side | undefined,
   after: Side,
+  options: { geometry?: boolean } = {},
 ): Promise<Changelog> {
   const names = (s: Side | undefined) => s?.digests.attributeNames ?? [];
   const shared = names(after).filter((n) => names(before).includes(n));
@@ -67,6 +70,7 @@ export async function changelogOf(
     diff.changes.filter((c) => c.after !== undefined).map((c) => c.after as number),
     key,
     shared,
+    options.geometry ? [after.geometry] : [],
   );
   const beforeRows = before
     ? await rowsAt(
@@ -74,6 +78,7 @@ export async function changelogOf(
         [...diff.changes.filter((c) => c.after === undefined).map((c) => c.before as number), ...attrRows("before")],
         key,
         shared,
+        options.geometry ? [before.geometry] : [],
       )
     : undefined;
   const rows: ChangeRow[] = [];
@@ -81,8 +86,10 @@ export async function changelogOf(
     const a = c.after === undefined ? undefined : afterRows.rows.get(c.after);
     const b = c.before === undefined ? undefined : beforeRows?.rows.get(c.before);
     const keyValues = (a ?? b)?.key ?? [];
+    const wkb = (a ?? b)?.raw[0];
     const base = {
       key: keyValues,
+      ...(wkb instanceof Uint8Array ? { geometry: wkb } : {}),
       before_digest: c.before === undefined || !before ? null : rowDigest(before.digests, c.before),
       after_digest: c.after === undefined ? null : rowDigest(after.digests, c.after),
     };

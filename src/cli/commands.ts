@@ -40,6 +40,10 @@ export const COMMANDS = {
     description: DESCRIPTIONS.read,
     register: () => import("./commands/analyst.js").then((m) => m.registerAnalyst),
   },
+  changes: {
+    description: DESCRIPTIONS.changes,
+    register: () => import("./commands/changes.js").then((m) => m.registerChanges),
+  },
   stac: {
     description: DESCRIPTIONS.stac,
     register: () => import("./commands/stac.js").then((m) => m.registerStac),

@@ -55,6 +55,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   Snapshot: EXIT.failed,
   Stac: EXIT.failed,
   Report: EXIT.failed,
+  Changes: EXIT.failed,
   Refresh: EXIT.failed,
   ComputeOutput: EXIT.failed,
   NonDeterministic: EXIT.failed,

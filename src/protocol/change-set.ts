@@ -1,14 +1,11 @@
 import { createHash } from "node:crypto";
 import { changelogOf, encodeChangelog } from "../changes/changelog.js";
 import type { Side } from "../changes/changelog.js";
+import { storedSide } from "../changes/compare.js";
 import { diffDigests } from "../changes/diff.js";
-import { digestReady, RowDigester } from "../changes/row-digest.js";
-import type { RowDigests } from "../changes/row-digest.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import { changelogKey } from "../manifest/layout.js";
-import type { ChangesRecord, ManifestEntry } from "../manifest/types.js";
-import type { ObjectStore } from "../store/types.js";
-import { storeSource } from "./produce.js";
+import type { ChangesRecord } from "../manifest/types.js";
 import type { Verified } from "./verify.js";
 
 /** The changelog file format: part of its key, so a new layout never collides with an old file. */
@@ -41,7 +38,7 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     open: () => openRanged(produced.source, produced.where, { chunkBytes }),
     geometry,
   };
-  const before = against ? await sideOf(store, against, key, chunkBytes, geometry) : undefined;
+  const before = against ? await storedSide(store, against, key, chunkBytes) : undefined;
   const diff = diffDigests(before?.digests, facts.digests);
   const log = await changelogOf(diff, key, before, after);
   const bytes = await encodeChangelog(log);
@@ -59,31 +56,4 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     counts: diff.counts,
   };
   return { verified, changes: { record, bytes } };
-}
-
-/**
- * The previous version as one side of the change set, digested from the store. A version written before the
- * task had this key (the key's columns absent) has no rows to compare by: the change set is then a first version.
- */
-async function sideOf(
-  store: ObjectStore,
-  entry: ManifestEntry,
-  key: readonly string[],
-  chunkBytes: number,
-  geometry: string,
-): Promise<Side | undefined> {
-  if (!key.every((k) => entry.columns.some((c) => c.name === k))) return undefined;
-  const where = store.locate(entry.artifact);
-  const source = await storeSource(store, entry.artifact, chunkBytes, entry.bytes);
-  const open = () => openRanged(source, where, { chunkBytes });
-  const file = await open();
-  await digestReady();
-  const covering = file.geo.columns[file.geo.primary_column]?.covering?.bbox?.xmin?.[0];
-  const digester = new RowDigester(
-    { key, geometry: file.geo.primary_column, skip: covering ? [covering] : [] },
-    file.rows,
-  );
-  for await (const g of file.rowGroups()) digester.group(g.table);
-  const digests: RowDigests = digester.finish();
-  return { digests, open, geometry };
 }

@@ -3,6 +3,7 @@ import { crsFromCode } from "../geo/crs.js";
 import { tempKey } from "../manifest/layout.js";
 import { NotFoundError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
+import { storeSource } from "../geoparquet/store-source.js";
 import type { RangeSource } from "./artifact.js";
 import { ComputeOutputError, tableFromCompute } from "../task/compute-output.js";
 import { memoized } from "./memo.js";
@@ -29,32 +30,6 @@ export interface Produced {
   where: string;
   budget: MemoryBudget;
   dispose(): Promise<void>;
-}
-
-/**
- * An object read by byte ranges; its size is given or comes from one ranged read. One no larger than `whole`
- * is fetched in one GET and its ranges served from that, so a small artifact costs what it did before ranges.
- */
-export async function storeSource(
-  store: ObjectStore,
-  key: string,
-  whole: number,
-  known?: number,
-): Promise<RangeSource> {
-  let all: Uint8Array | undefined;
-  let size = known;
-  if (size === undefined) {
-    const first = await store.get(key, { range: { offset: 0, length: 0 } });
-    size = first.meta.size;
-  }
-  const read = async (offset: number, length: number) => {
-    if (size !== undefined && size <= whole) {
-      all ??= (await store.get(key)).body;
-      return all.subarray(offset, offset + length);
-    }
-    return (await store.get(key, { range: { offset, length } })).body;
-  };
-  return { size, read };
 }
 
 /**

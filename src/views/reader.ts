@@ -9,7 +9,11 @@ import { mapBounded } from "../bounded.js";
 import { DatasetView, entryAsOf, ReadError, verifiedBytes, viewOfManifest, viewOfSnapshot } from "./dataset-view.js";
 import type { ViewPartition, Which } from "./dataset-view.js";
 
+import { changesOf } from "./changes-view.js";
+import type { ChangeRange, ChangeSet } from "./changes-view.js";
+
 export { DatasetView, HistoryTooShortError, ReadError } from "./dataset-view.js";
+export type { ChangeRange, ChangeSet } from "./changes-view.js";
 export type { Selection, ViewEntry, ViewPartition, Which } from "./dataset-view.js";
 
 export interface PartitionState {
@@ -95,6 +99,14 @@ export class Dataset {
       table: (await (await import("../geoparquet/read.js")).readGeoParquet(bytes, this.store.locate(entry.artifact)))
         .table,
     };
+  }
+
+  /**
+   * Row-level change of a region (docs/changes.md): between two logical dates, or a date against the version it
+   * was promoted over. `geometry` also reads each changed row's geometry (the after one; the before for removals).
+   */
+  async changes(region: string, range: ChangeRange, options: { geometry?: boolean } = {}): Promise<ChangeSet> {
+    return changesOf(this, region, range, options);
   }
 
   /** What readers following the manifests see now: every current, unretired partition. */

@@ -16,7 +16,7 @@ import { refreshPartition } from "../../src/protocol/refresh.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import type { TaskDefinition } from "../../src/task/task.js";
-import { parcels, parcelsTask, writeFeed } from "../helpers/parcels-task.js";
+import { dateTwo, parcels, parcelsTask, writeFeed } from "../helpers/parcels-task.js";
 import type { Parcel } from "../helpers/parcels-task.js";
 
 let stores = 0;
@@ -24,25 +24,6 @@ const fresh = () => new MemoryStore(`changes-${process.pid}-${stores++}`);
 const D1 = "2026-03-01";
 const D2 = "2026-03-02";
 const D3 = "2026-03-03";
-
-/** Date 2 of the issue: 3 added, 2 removed, 4 moved, 5 with edited attributes (P-0010 both moved and edited). */
-export function dateTwo(base: Parcel[]): Parcel[] {
-  const next = base
-    .filter((p) => !["P-0001", "P-0002"].includes(p.parcel_id as string))
-    .map((p) => {
-      const id = p.parcel_id as string;
-      if (["P-0010", "P-0011", "P-0012", "P-0013"].includes(id)) return { ...p, x: p.x + 0.001 };
-      if (["P-0020", "P-0021", "P-0022", "P-0023"].includes(id)) return { ...p, zoning: "MU" };
-      return p;
-    })
-    .map((p) => (p.parcel_id === "P-0010" ? { ...p, owner: "new owner" } : p));
-  return [
-    ...next,
-    { parcel_id: "P-9001", zoning: "R1", owner: "a", x: -105, y: 40 },
-    { parcel_id: "P-9002", zoning: "R1", owner: "b", x: -105.02, y: 40 },
-    { parcel_id: "P-9003", zoning: "R1", owner: "c", x: -105.04, y: 40 },
-  ];
-}
 
 async function changelogRows(store: ObjectStore, entry: ManifestEntry) {
   const body = (await store.get(entry.changes?.changelog as string)).body;

@@ -72,3 +72,22 @@ export function parcels(n: number): Parcel[] {
 export function writeFeed(dir: string, region: string, date: string, rows: Parcel[]): void {
   writeFileSync(join(dir, `${region}-${date}.json`), JSON.stringify(rows));
 }
+
+/** Date 2 of the issue: 3 added, 2 removed, 4 moved, 5 with edited attributes (P-0010 both moved and edited). */
+export function dateTwo(base: Parcel[]): Parcel[] {
+  const next = base
+    .filter((p) => !["P-0001", "P-0002"].includes(p.parcel_id as string))
+    .map((p) => {
+      const id = p.parcel_id as string;
+      if (["P-0010", "P-0011", "P-0012", "P-0013"].includes(id)) return { ...p, x: p.x + 0.001 };
+      if (["P-0020", "P-0021", "P-0022", "P-0023"].includes(id)) return { ...p, zoning: "MU" };
+      return p;
+    })
+    .map((p) => (p.parcel_id === "P-0010" ? { ...p, owner: "new owner" } : p));
+  return [
+    ...next,
+    { parcel_id: "P-9001", zoning: "R1", owner: "a", x: -105, y: 40 },
+    { parcel_id: "P-9002", zoning: "R1", owner: "b", x: -105.02, y: 40 },
+    { parcel_id: "P-9003", zoning: "R1", owner: "c", x: -105.04, y: 40 },
+  ];
+}

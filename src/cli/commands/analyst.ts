@@ -82,7 +82,7 @@ function which(opts: Opts): Which {
   return opts.date ? { date: opts.date } : { latest: true };
 }
 
-async function withDataset(
+export async function withDataset(
   name: string,
   opts: Opts,
   body: (ds: ReturnType<typeof openDataset>) => Promise<void>,
@@ -120,7 +120,7 @@ function reportProblems(problems: readonly { key: string; message: string }[]): 
   if (problems.length) process.exitCode = EXIT.failed;
 }
 
-const common = (cmd: Command) =>
+export const common = (cmd: Command) =>
   cmd
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
@@ -140,6 +140,7 @@ export function registerAnalyst(program: Command): void {
         rows: p.manifest.current?.rows ?? 0,
         key: p.manifest.current?.key ?? null,
         promoted_at: p.manifest.current?.promoted_at ?? null,
+        changes: p.manifest.current?.changes?.counts ?? null,
       }));
       if (opts.json) printJson(rows);
       else
@@ -257,7 +258,7 @@ export function registerAnalyst(program: Command): void {
   );
 }
 
-function featuresOf(table: Table): unknown[] {
+export function featuresOf(table: Table): unknown[] {
   const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
   return Array.from({ length: table.numRows }, (_, i) => ({
     type: "Feature",

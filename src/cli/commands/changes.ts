@@ -1,0 +1,119 @@
+import { writeFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { encodeChangelog } from "../../changes/changelog.js";
+import { decodeWkb } from "../../geo/wkb.js";
+import { changeJson } from "../../views/changes-view.js";
+import type { ChangeRange, ChangeSet } from "../../views/changes-view.js";
+import { DESCRIPTIONS } from "../descriptions.js";
+import { UsageError } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { out, printJson } from "../output.js";
+import { common, withDataset } from "./analyst.js";
+
+type Opts = CommonOptions & {
+  region?: string;
+  date?: string;
+  from?: string;
+  to?: string;
+  format?: string;
+  out?: string;
+};
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const FORMATS = ["text", "json", "parquet", "geojson", "ndjson"];
+
+function rangeOf(opts: Opts): ChangeRange {
+  for (const flag of ["date", "from", "to"] as const) {
+    const v = opts[flag];
+    if (v !== undefined && !DATE.test(v)) throw new UsageError(`--${flag} ${v}: give a logical date YYYY-MM-DD`);
+  }
+  if (opts.date && (opts.from || opts.to)) throw new UsageError("give --date, or --from and --to, not both");
+  if (opts.date) return { date: opts.date };
+  if (opts.from && opts.to) return { from: opts.from, to: opts.to };
+  throw new UsageError(
+    "give --from D1 --to D2 (the change between two dates), or --date D (what D's promotion changed)",
+  );
+}
+
+export function registerChanges(program: Command): void {
+  common(
+    program
+      .command("changes")
+      .description(DESCRIPTIONS.changes)
+      .argument("<dataset>")
+      .requiredOption("--region <region>")
+      .option("--from <date>", "the earlier logical date")
+      .option("--to <date>", "the later logical date")
+      .option("--date <date>", "what this date's promotion changed (against the version it was computed against)")
+      .option("--format <format>", "text | json | parquet | geojson | ndjson (json: counts and changes)", "text")
+      .option("--out <file>", "write to a file instead of stdout")
+      .addHelpText(
+        "after",
+        `
+Each changed key is one row per kind: added, removed, geometry_changed, attributes_changed (a key whose geometry
+and attributes both changed has one of each); unchanged keys are counted. GeoJSON carries the after geometry, or
+the before one for removals. docs/changes.md has the details.
+
+  georefresh changes parcels --region weld --from 2026-03-01 --to 2026-03-02 --json`,
+      ),
+  ).action((name: string, opts: Opts) =>
+    withDataset(name, opts, async (ds) => {
+      const format = opts.json ? "json" : (opts.format ?? "text");
+      if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use ${FORMATS.join(", ")}`);
+      if (format === "parquet" && !opts.out && process.stdout.isTTY)
+        throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
+      const range = rangeOf(opts);
+      const set = await ds.changes(opts.region as string, range, {
+        geometry: format === "geojson" || format === "ndjson",
+      });
+      const payload = await render(set, format);
+      if (opts.out) await writeFile(opts.out, payload);
+      else if (typeof payload === "string") out(payload);
+      else process.stdout.write(payload);
+    }),
+  );
+}
+
+async function render(set: ChangeSet, format: string): Promise<string | Uint8Array> {
+  const c = set.counts;
+  if (format === "json")
+    return `${JSON.stringify(
+      {
+        dataset: set.dataset,
+        region: set.region,
+        key: set.key,
+        from: set.from,
+        to: set.to,
+        counts: c,
+        changes: set.changes.map((r) => changeJson(set.key, r)),
+      },
+      null,
+      2,
+    )}\n`;
+  if (format === "parquet")
+    return encodeChangelog({ key: set.key, keyTypes: set.keyTypes, counts: c, rows: set.changes });
+  if (format === "geojson" || format === "ndjson") {
+    const features = set.changes.map((r, i) => {
+      const { id, change, columns } = changeJson(set.key, r);
+      return {
+        type: "Feature",
+        id: typeof id === "object" ? JSON.stringify(id) : id,
+        properties: { ...(typeof id === "object" ? (id as object) : { [set.key[0] as string]: id }), change, columns },
+        geometry: r.geometry ? decodeWkb(r.geometry, i) : null,
+      };
+    });
+    return format === "ndjson"
+      ? features.map((f) => `${JSON.stringify(f)}\n`).join("")
+      : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
+  }
+  const head = `${set.dataset} ${set.region} ${set.from?.logical_date ?? "(nothing)"} → ${set.to.logical_date}: ${c.added} added, ${c.removed} removed, ${c.geometry_changed} geometry changed, ${c.attributes_changed} attributes changed, ${c.unchanged} unchanged\n`;
+  return (
+    head +
+    set.changes
+      .map((r) => {
+        const { id, change, columns } = changeJson(set.key, r);
+        return `${typeof id === "object" ? JSON.stringify(id) : String(id)}\t${change}${columns.length && change === "attributes_changed" ? `\t${columns.join(",")}` : ""}\n`;
+      })
+      .join("")
+  );
+}
