@@ -104,6 +104,8 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
         params?: Record<string, unknown>;
         catalog?: CatalogConfig;
         format?: unknown;
+        events?: unknown;
+        initialEvents?: unknown;
       }
     >,
   )) {
@@ -123,6 +125,18 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
           `${full}: dataset '${name}': "format" must be one of ${FORMATS.map((f) => JSON.stringify(f)).join(", ")} (got ${JSON.stringify(raw.format)})`,
         );
       ref = { ...ref, format: raw.format as GeoParquetFormat };
+    }
+    if (raw.events !== undefined) {
+      if (raw.events !== "partition" && raw.events !== "changes")
+        throw new ConfigError(
+          `${full}: dataset '${name}': "events" must be "partition" (one event per promoted artifact) or "changes" (one per changed row; the task needs a key) (got ${JSON.stringify(raw.events)})`,
+        );
+      ref = { ...ref, events: raw.events };
+    }
+    if (raw.initialEvents !== undefined) {
+      if (typeof raw.initialEvents !== "boolean")
+        throw new ConfigError(`${full}: dataset '${name}': "initialEvents" must be true or false`);
+      ref = { ...ref, initialEvents: raw.initialEvents };
     }
     let task: TaskDefinition;
     try {

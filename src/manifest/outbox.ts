@@ -19,6 +19,16 @@ export interface OutboxEvent {
   sha256: string;
   rows: number;
   previous_sha256: string | null;
+  /**
+   * With events "changes": the promotion's change set, announced one item per changed key (docs/changes.md).
+   * `changelog` is its store key, `keys` how many keys changed.
+   */
+  changes?: {
+    changelog: string;
+    sha256: string;
+    keys: number;
+    against: { logical_date: string; sha256: string } | null;
+  };
 }
 
 export interface OutboxRecord {
@@ -28,6 +38,8 @@ export interface OutboxRecord {
   last_error: string | null;
   /** A deliverer working on it until then (wall clock; delivery bookkeeping only, never in a key). */
   claimed_until: string | null;
+  /** Events "changes": how many batches of the change set were delivered (a later deliver resumes after them). */
+  batches_sent?: number;
 }
 
 export const outboxPrefix = (dataset?: string) => `outbox/${dataset ? `${dataset}/` : ""}`;

@@ -6,6 +6,8 @@ import type { Manifest } from "../manifest/types.js";
 import { isStoreError, PreconditionFailedError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey } from "../manifest/layout.js";
+import { messagesOf } from "./change-batches.js";
+import type { OutboxMessage } from "./change-batches.js";
 import type { OutboxTransport, SendResult } from "./transport.js";
 import { webhookTransport } from "./webhook.js";
 
@@ -23,6 +25,8 @@ export interface DeliverOptions {
   attempts?: number;
   backoffMs?: number;
   timeoutMs?: number;
+  /** Change items per message for events "changes" (default 1000). */
+  batchItems?: number;
 }
 
 export type DeliveryStatus = "sent" | "already-sent" | "waiting" | "failed" | "claimed-elsewhere";
@@ -115,14 +119,49 @@ export async function deliverOutbox(store: ObjectStore, opts: DeliverOptions): P
       note(event.id, "claimed-elsewhere");
       continue;
     }
-    let outcome: SendResult = { ok: false, retry: true, detail: "" };
-    for (let attempt = 0; attempt < attempts && !outcome.ok && outcome.retry; attempt++) {
-      if (attempt > 0) await sleep((opts.backoffMs ?? 200) * 2 ** (attempt - 1) * (0.5 + Math.random()));
-      outcome = await transport.send(event);
+    let messages: OutboxMessage[];
+    let problem: string | undefined;
+    try {
+      messages = await messagesOf(store, event, opts.batchItems);
+    } catch (error) {
+      if (isStoreError(error) && !isStoreError(error, "SpecialFile") && !isStoreError(error, "NotFound")) throw error;
+      messages = [];
+      problem = error instanceof Error ? error.message : String(error);
     }
+    // A change set goes batch by batch; each delivered batch is recorded, so a later deliver resumes after it.
+    let outcome: SendResult = messages.length
+      ? { ok: false, retry: true, detail: "" }
+      : problem
+        ? { ok: false, retry: false, detail: problem }
+        : { ok: true, retry: false, detail: "no key changed: nothing to announce" };
+    let current = claimed;
+    for (const message of messages.slice(claimed.batches_sent ?? 0)) {
+      outcome = { ok: false, retry: true, detail: "" };
+      for (let attempt = 0; attempt < attempts && !outcome.ok && outcome.retry; attempt++) {
+        if (attempt > 0) await sleep((opts.backoffMs ?? 200) * 2 ** (attempt - 1) * (0.5 + Math.random()));
+        outcome = await transport.send(message);
+      }
+      if (!outcome.ok || !message.batch || message.batch.index + 1 === message.batch.of) break;
+      current = { ...current, batches_sent: message.batch.index + 1 };
+      try {
+        version = (await store.put(key, encodeRecord(current), { mode: { update: version } })).version;
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+        outcome = { ok: false, retry: true, detail: "another deliverer took the event over; it resumes from there" };
+        break;
+      }
+    }
+    if (outcome.ok && messages.length > 1)
+      outcome = { ...outcome, detail: `${outcome.detail}, ${messages.length} batches` };
     const next: OutboxRecord = outcome.ok
-      ? { ...claimed, status: "sent", last_error: null, claimed_until: null }
-      : { ...claimed, last_error: outcome.detail, claimed_until: null };
+      ? {
+          ...current,
+          status: "sent",
+          last_error: null,
+          claimed_until: null,
+          ...(event.changes ? { batches_sent: messages.length } : {}),
+        }
+      : { ...current, last_error: outcome.detail, claimed_until: null };
     try {
       await store.put(key, encodeRecord(next), { mode: { update: version } });
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { OutboxEvent } from "../manifest/outbox.js";
+import type { OutboxMessage } from "./change-batches.js";
 
 /** What one attempt to send an event came to: delivered, or why not and whether another attempt may succeed. */
 export interface SendResult {
@@ -17,5 +17,6 @@ export interface OutboxTransport {
   name: string;
   /** The longest one send may take; sizes the claim's lease. */
   timeoutMs: number;
-  send(event: OutboxEvent): Promise<SendResult>;
+  /** One message: an event, or one batch of an event's change items (its `id` is the idempotency key). */
+  send(message: OutboxMessage): Promise<SendResult>;
 }

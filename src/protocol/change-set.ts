@@ -15,7 +15,7 @@ const CHANGELOG_FORMAT = "georefresh.changelog/1";
 export interface Changed {
   verified: Verified;
   /** The changelog to publish with the promotion and its record for the manifest entry; absent without a key. */
-  changes?: { record: ChangesRecord; bytes: Uint8Array };
+  changes?: { record: ChangesRecord; bytes: Uint8Array; keys: number };
 }
 
 /**
@@ -55,5 +55,5 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     against: basis,
     counts: diff.counts,
   };
-  return { verified, changes: { record, bytes } };
+  return { verified, changes: { record, bytes, keys: diff.changes.length } };
 }

@@ -1,6 +1,7 @@
 import { outboxId } from "../manifest/outbox.js";
 import type { OutboxEvent } from "../manifest/outbox.js";
-import type { ManifestEntry } from "../manifest/types.js";
+import type { ChangesRecord, ManifestEntry } from "../manifest/types.js";
+import type { TaskDefinition } from "../task/task.js";
 import { redact } from "../store/secrets.js";
 import type { Changed } from "./change-set.js";
 import type { Verified } from "./verify.js";
@@ -13,6 +14,11 @@ export interface Recorded {
   event: OutboxEvent;
   /** The changelog's bytes, published with the artifact (keyed tasks). */
   changelog?: Uint8Array;
+}
+
+/** Whether the outbox announces this change set key by key: events "changes", and a first version only if asked. */
+function announces(task: TaskDefinition, record: ChangesRecord): boolean {
+  return task.events === "changes" && (record.against !== null || task.initialEvents === true);
 }
 
 /** The manifest entry and the outbox event a verified artifact is published with (steps 6–7 of docs/protocol.md). */
@@ -56,6 +62,16 @@ export function recordOf({ verified, changes }: Changed): Recorded {
     sha256: facts.sha256,
     rows: facts.rows,
     previous_sha256: plan.start?.manifest.current?.sha256 ?? null,
+    ...(changes && announces(task, changes.record)
+      ? {
+          changes: {
+            changelog: changes.record.changelog,
+            sha256: changes.record.sha256,
+            keys: changes.keys,
+            against: changes.record.against,
+          },
+        }
+      : {}),
   };
   return { verified, entry, event, ...(changes ? { changelog: changes.bytes } : {}) };
 }

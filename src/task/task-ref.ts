@@ -1,5 +1,6 @@
 import { FORMATS } from "../geoparquet/metadata.js";
 import type { GeoParquetFormat } from "../geoparquet/metadata.js";
+import { eventsProblems } from "./task.js";
 import type { TaskDefinition } from "./task.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
@@ -14,6 +15,9 @@ export interface TaskRef {
   key?: string;
   /** The dataset's config entry overrides the task's file format (so threads see it too). */
   format?: GeoParquetFormat;
+  /** The dataset's config entry overrides what the outbox announces (docs/changes.md). */
+  events?: "partition" | "changes";
+  initialEvents?: boolean;
 }
 
 export class TaskLoadError extends GeorefreshError {
@@ -31,5 +35,12 @@ export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   const format = ref.format ?? task.format;
   if (format !== undefined && !FORMATS.includes(format))
     throw new TaskLoadError(`task ${task.name}: format ${JSON.stringify(format)} is not one of ${FORMATS.join(", ")}`);
-  return ref.format ? { ...task, format: ref.format } : task;
+  const withEvents = {
+    ...task,
+    ...(ref.events ? { events: ref.events } : {}),
+    ...(ref.initialEvents !== undefined ? { initialEvents: ref.initialEvents } : {}),
+  };
+  const problems = eventsProblems(withEvents);
+  if (problems.length) throw new TaskLoadError(`task ${task.name}: ${problems.join("; ")}`);
+  return ref.format ? { ...withEvents, format: ref.format } : withEvents;
 }

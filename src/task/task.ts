@@ -59,6 +59,16 @@ export interface TaskDefinition {
    * spatial order. Part of every artifact key.
    */
   key?: string[];
+  /**
+   * What the outbox announces of a promotion: "partition" (the default: one event per promoted artifact) or
+   * "changes" (with a key: one item per changed key, each with its own idempotency key; docs/changes.md).
+   */
+  events?: "partition" | "changes";
+  /**
+   * With events "changes": whether a partition's first version (no previous state, every row added) announces
+   * every row. Default false: an initial load of millions of parcels sends one partition event, not millions.
+   */
+  initialEvents?: boolean;
   plausibility?: PlausibilityRules;
   /**
    * File layout: "geoparquet-1.1" (default) or "geoparquet-2.0" (native GEOMETRY type and geospatial statistics,
@@ -92,6 +102,7 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
   if (typeof task.compute !== "function") problems.push("compute must be a function");
   if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
   if (task.key !== undefined) problems.push(...keyProblems(task.key));
+  problems.push(...eventsProblems(task));
   if (problems.length) throw new Error(`task ${task.name}: ${problems.join("; ")}`);
   if (task.columns)
     warnHivePartitionColumns(
@@ -103,6 +114,17 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
 
 /** Columns of a changelog beside the key's (changes/changelog.ts): a key column may not take their names. */
 export const CHANGELOG_COLUMNS = ["change", "before_digest", "after_digest", "columns"] as const;
+
+/** events "changes" announces changed keys: it needs a key to name them. */
+export function eventsProblems(task: Pick<TaskDefinition, "events" | "key">): string[] {
+  if (task.events !== undefined && task.events !== "partition" && task.events !== "changes")
+    return [`events must be "partition" or "changes" (got ${JSON.stringify(task.events)})`];
+  if (task.events === "changes" && !task.key?.length)
+    return [
+      `events "changes" announces changed rows by their natural key: give the task a key, e.g. key: ["parcel_id"]`,
+    ];
+  return [];
+}
 
 function keyProblems(key: unknown): string[] {
   if (!Array.isArray(key) || key.length === 0 || key.some((k) => typeof k !== "string" || k === ""))
