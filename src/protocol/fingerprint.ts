@@ -53,6 +53,8 @@ export interface FingerprintInput {
   pins: Record<string, string>;
   /** The natural key (absent without one, so that keys made before keys existed stay the same). */
   rowKey?: string[];
+  /** A partial payload's previous version (its sha256; null for none): the merge's other input. */
+  base?: string | null;
   /** Writer and format versions: a new writer that changes bytes must change keys. */
   writer: { id: string; format: string; storageCrs: string };
 }

@@ -1,3 +1,7 @@
+import { createHash } from "node:crypto";
+import type { Table } from "apache-arrow";
+import { mergePartial, PartialPayloadError } from "../changes/merge.js";
+import { readGeoParquet } from "../geoparquet/read.js";
 import { writeGeoParquetTo } from "../geoparquet/write.js";
 import { crsFromCode } from "../geo/crs.js";
 import { tempKey } from "../manifest/layout.js";
@@ -92,6 +96,29 @@ export async function produce(plan: RunPlan): Promise<Produced> {
   }
 }
 
+/** A partial payload merged by key into the region's previous version, read whole and checked by its sha256. */
+async function mergedWithBase(plan: RunPlan, delta: Table): Promise<Table> {
+  const { store, task, partition } = plan.options;
+  const where = `${task.name} for ${partition.region} ${partition.date}`;
+  let base: Table | undefined;
+  if (plan.base) {
+    const bytes = (await store.get(plan.base.artifact)).body;
+    if (createHash("sha256").update(bytes).digest("hex") !== plan.base.sha256)
+      throw new RefreshError(
+        `${where}: the previous version ${store.locate(plan.base.artifact)} is not the bytes its manifest names; nothing was published`,
+        "failed",
+      );
+    base = (await readGeoParquet(bytes, store.locate(plan.base.artifact))).table;
+  }
+  try {
+    return mergePartial(delta, base, task.key ?? [], where);
+  } catch (error) {
+    if (error instanceof PartialPayloadError)
+      throw new RefreshError(`${error.message}; nothing was published`, "invalid");
+    throw error;
+  }
+}
+
 /** The task's compute, its rows checked and reprojected, encoded into a staged artifact. */
 async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<StagedArtifact> {
   const { store, task, partition, signal, encodeThreads } = plan.options;
@@ -122,11 +149,12 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
       );
     throw error;
   });
+  const merged = task.payload === "partial" ? await mergedWithBase(plan, table) : undefined;
   const staged = stage();
-  await writeGeoParquetTo(table, staged, {
+  await writeGeoParquetTo(merged ?? table, staged, {
     crs: plan.storage,
     idColumn: task.key ?? task.idColumn,
-    stats,
+    stats: merged ? undefined : stats,
     format: task.format,
     threads: encodeThreads,
   });

@@ -2,7 +2,9 @@ import { crsFromCode } from "../geo/crs.js";
 import { DEFAULT_FORMAT, FORMAT_VERSION } from "../geoparquet/metadata.js";
 import { WRITER_ID } from "../geoparquet/write.js";
 import { readManifest } from "../manifest/codec.js";
-import { artifactKey, checkPartition, manifestKey } from "../manifest/layout.js";
+import { regionHistory } from "../manifest/checks.js";
+import { artifactKey, checkPartition, manifestKey, manifestPrefix } from "../manifest/layout.js";
+import type { ManifestEntry } from "../manifest/types.js";
 import type { Partition } from "../manifest/layout.js";
 import type { ObjectStore } from "../store/types.js";
 import { concreteDatasetInput, isDatasetInput } from "../inputs/dataset-input.js";
@@ -30,6 +32,8 @@ export interface RunPlan {
   aKey: string;
   /** The only manifest version this run may replace (undefined: there was none, or `proven` settles the run). */
   start: ManifestAtStart | undefined;
+  /** A partial payload's previous version: the region's latest before this date (undefined: none, or complete). */
+  base?: ManifestEntry;
   /** Set when a snapshot and a listing prove the manifest already names `key`: the run settles without a GET. */
   proven?: ProvenCurrent;
 }
@@ -42,6 +46,11 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}, runId 
   // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
   const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
   const inputs = await resolveInputs(store, task, partition, run);
+  // A delta feed applies to the region's previous version, which is then an input like any other.
+  const base =
+    task.payload === "partial"
+      ? (await regionHistory(store, manifestPrefix(partition.dataset, partition.region), partition.date, 1))[0]
+      : undefined;
   // 2. Fingerprint.
   const key = fingerprint({
     task: { name: task.name, version: task.version },
@@ -51,6 +60,7 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}, runId 
     pins,
     // A key orders ties and adds a changelog; only tasks that name one carry it, so other keys stay as they were.
     ...(task.key ? { rowKey: task.key } : {}),
+    ...(task.payload === "partial" ? { base: base?.sha256 ?? null } : {}),
     writer: {
       id: WRITER_ID,
       format: `geoparquet-${FORMAT_VERSION[task.format ?? DEFAULT_FORMAT]}`,
@@ -61,10 +71,10 @@ export async function planRun(opts: RefreshOptions, run: RunContext = {}, runId 
   const aKey = artifactKey(partition, key);
   const proven = run.proven?.get(mKey);
   if (proven?.key === key)
-    return { options: opts, runId, storage, params, pins, inputs, key, mKey, aKey, start: undefined, proven };
+    return { options: opts, runId, storage, params, pins, inputs, key, mKey, aKey, start: undefined, proven, base };
   // The manifest version captured here (or by the dispatcher, moments ago) is the only one this run may replace.
   const start = run.start !== undefined ? (run.start ?? undefined) : await readManifest(store, mKey);
-  return { options: opts, runId, storage, params, pins, inputs, key, mKey, aKey, start };
+  return { options: opts, runId, storage, params, pins, inputs, key, mKey, aKey, start, base };
 }
 
 async function resolveInputs(

@@ -69,6 +69,12 @@ export interface TaskDefinition {
    * every row. Default false: an initial load of millions of parcels sends one partition event, not millions.
    */
   initialEvents?: boolean;
+  /**
+   * "complete" (the default): compute returns the whole partition, and a key it lacks is removed. "partial" (a
+   * delta feed; needs a key): compute returns only the rows that changed, merged by key into the region's previous
+   * version; a row with `_deleted: true` removes its key, and nothing is removed by absence (docs/changes.md).
+   */
+  payload?: "complete" | "partial";
   plausibility?: PlausibilityRules;
   /**
    * File layout: "geoparquet-1.1" (default) or "geoparquet-2.0" (native GEOMETRY type and geospatial statistics,
@@ -103,6 +109,10 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
   if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
   if (task.key !== undefined) problems.push(...keyProblems(task.key));
   problems.push(...eventsProblems(task));
+  if (task.payload !== undefined && task.payload !== "complete" && task.payload !== "partial")
+    problems.push(`payload must be "complete" or "partial" (got ${JSON.stringify(task.payload)})`);
+  if (task.payload === "partial" && !task.key?.length)
+    problems.push(`payload "partial" merges rows into the previous version by their natural key: give the task a key`);
   if (problems.length) throw new Error(`task ${task.name}: ${problems.join("; ")}`);
   if (task.columns)
     warnHivePartitionColumns(

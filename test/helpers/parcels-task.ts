@@ -12,6 +12,8 @@ export interface Parcel {
   x: number;
   y: number;
   size?: number;
+  /** In a partial feed: this row deletes its key. */
+  deleted?: boolean;
 }
 
 /**
@@ -19,6 +21,7 @@ export interface Parcel {
  * Parcel). The natural key is parcel_id; `extra` overrides any definition field (key, plausibility, …).
  */
 export function parcelsTask(dir: string, extra: Partial<TaskDefinition> = {}): TaskDefinition {
+  const partial = extra.payload === "partial";
   return defineTask({
     name: "test-parcels",
     version: "1",
@@ -31,12 +34,18 @@ export function parcelsTask(dir: string, extra: Partial<TaskDefinition> = {}): T
       { name: "parcel_id", type: "string" },
       { name: "zoning", type: "string" },
       { name: "owner", type: "string" },
+      ...(partial ? [{ name: "_deleted", type: "bool" as const }] : []),
     ],
     async compute(ctx) {
       const parcels = JSON.parse(new TextDecoder().decode(await ctx.input("feed"))) as Parcel[];
       return parcels.map((p): Feature => ({
         geometry: square(p.x, p.y, p.size ?? 0.01),
-        properties: { parcel_id: p.parcel_id, zoning: p.zoning, owner: p.owner },
+        properties: {
+          parcel_id: p.parcel_id,
+          zoning: p.zoning,
+          owner: p.owner,
+          ...(partial ? { _deleted: p.deleted ?? false } : {}),
+        },
       }));
     },
     ...extra,
