@@ -9,6 +9,28 @@ export const STATE_COLOURS: Record<CellState, string> = {
   "never-built": "#eceff1",
 };
 
+/** Row-level change, as a stripe under a cell: the share of keys that changed, in four steps (docs/changes.md). */
+export const CHANGE_STEPS = [
+  { upTo: 0, colour: "transparent", label: "no key changed" },
+  { upTo: 0.01, colour: "#c8b6f0", label: "up to 1 % of keys changed" },
+  { upTo: 0.1, colour: "#8a63d2", label: "up to 10 %" },
+  { upTo: Infinity, colour: "#4b2a99", label: "more than 10 %" },
+] as const;
+
+/** The step of a change set: how many keys changed of all the keys on either side. */
+export function changeStep(c: {
+  added: number;
+  removed: number;
+  geometry_changed: number;
+  attributes_changed: number;
+  unchanged: number;
+}): number {
+  const changed = c.added + c.removed + Math.max(c.geometry_changed, c.attributes_changed);
+  const keys = c.added + c.removed + c.unchanged + Math.max(c.geometry_changed, c.attributes_changed);
+  const share = keys ? changed / keys : 0;
+  return CHANGE_STEPS.findIndex((s) => share <= s.upTo);
+}
+
 const CSS = `
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
@@ -17,7 +39,9 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
 .grid{display:grid;gap:1px;align-items:center;overflow-x:auto;padding-bottom:4px}
 .grid .name{font-size:12px;white-space:nowrap;padding-right:8px}
 .grid .head{font-size:10px;color:#57606a;writing-mode:vertical-rl;transform:rotate(180deg);height:64px}
-.cell{width:100%;min-width:4px;height:18px;border-radius:2px}.grid .name{line-height:26px}
+.cell{width:100%;min-width:4px;height:18px;border-radius:2px;overflow:hidden}.grid .name{line-height:26px}
+.cell .chg{display:block;height:6px;margin-top:12px}
+${CHANGE_STEPS.map((s, i) => `.c-${i}{background:${s.colour}}`).join("")}
 ${Object.entries(STATE_COLOURS)
   .map(([s, c]) => `.s-${s}{background:${c}}`)
   .join("")}
@@ -35,6 +59,13 @@ export function renderReport(model: ReportModel): string {
   const legend = (Object.keys(STATE_COLOURS) as CellState[])
     .map((s) => `<span><i class="s-${s}"></i>${s} (${counts.get(s) ?? 0})</span>`)
     .join("");
+  // Keyed datasets: a stripe under each cell says how much of it changed (hover for the counts).
+  const keyed = [...model.cells.values()].some((c) => c.changes);
+  const changeLegend = keyed
+    ? `<div class="legend">row-level change: ${CHANGE_STEPS.slice(1)
+        .map((s, i) => `<span><i class="c-${i + 1}"></i>${s.label}</span>`)
+        .join("")}</div>`
+    : "";
   const showEvery = Math.max(1, Math.ceil(model.dates.length / 40));
   const heads = model.dates.map((d, i) => `<div class="head">${i % showEvery === 0 ? d : ""}</div>`).join("");
   const rows = model.regions
@@ -46,7 +77,12 @@ export function renderReport(model: ReportModel): string {
           const state = c?.state ?? "never-built";
           const detail =
             c?.rows !== undefined ? `, ${c.rows.toLocaleString("en-US")} rows, promoted ${c.promotedAt ?? "?"}` : "";
-          return `<div class="cell s-${state}" data-region="${esc(region)}" data-date="${date}" data-state="${state}" title="${esc(`${region} ${date}: ${state}${detail}`)}"></div>`;
+          const ch = c?.changes;
+          const changes = ch
+            ? `; changes: ${ch.added} added, ${ch.removed} removed, ${ch.geometry_changed} geometry, ${ch.attributes_changed} attributes, ${ch.unchanged} unchanged`
+            : "";
+          const stripe = ch ? `<i class="chg c-${changeStep(ch)}"></i>` : "";
+          return `<div class="cell s-${state}" data-region="${esc(region)}" data-date="${date}" data-state="${state}"${ch ? ` data-change-step="${changeStep(ch)}"` : ""} title="${esc(`${region} ${date}: ${state}${detail}${changes}`)}">${stripe}</div>`;
         })
         .join("");
       const live = (c: (typeof cells)[number], v: number | undefined) =>
@@ -76,6 +112,7 @@ export function renderReport(model: ReportModel): string {
 ${mapSvg(model.footprints)}
 <h2>Partitions, with rows and area over logical dates</h2>
 <div class="legend">${legend}</div>
+${changeLegend}
 <div class="grid" id="status" style="grid-template-columns:max-content repeat(${model.dates.length},minmax(4px,14px)) max-content max-content"><div></div>${heads}<div class="head trend-head">rows</div><div class="head trend-head">area (km²)</div>${rows}</div>
 ${problems}
 </body></html>

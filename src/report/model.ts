@@ -2,6 +2,7 @@ import { crsFromCode, CRS84_CRS, reproject } from "../geo/crs.js";
 import type { Geometry } from "../geo/geometry.js";
 import { decodeWkb } from "../geo/wkb.js";
 import { readGeoParquet } from "../geoparquet/read.js";
+import type { ChangesRecord } from "../manifest/types.js";
 import type { ObjectStore } from "../store/types.js";
 import type { Bbox } from "../geo/bbox.js";
 import { bboxToLonLat } from "../geo/bbox.js";
@@ -23,6 +24,8 @@ export interface Cell {
   rows?: number;
   areaM2?: number;
   promotedAt?: string;
+  /** Row-level change of the promotion (keyed tasks). */
+  changes?: ChangesRecord["counts"];
 }
 
 export interface Footprint {
@@ -73,6 +76,7 @@ export async function reportModel(store: ObjectStore, dataset: string, opts: Rep
       date,
       state,
       ...(e ? { rows: e.rows, areaM2: e.area_m2, promotedAt: e.promoted_at } : {}),
+      ...(e?.changes ? { changes: e.changes.counts } : {}),
     });
   }
   const regions = [...new Set(partitions.map((p) => p.region))].sort();

@@ -107,6 +107,23 @@ export function itemOf(
         "file:checksum": multihash(entry.sha256),
         "file:size": entry.bytes,
       },
+      ...(entry.changes
+        ? {
+            changes: {
+              href: href(entry.changes.changelog),
+              type: "application/vnd.apache.parquet",
+              title: `${p.dataset} ${p.region} ${p.date}: changes since ${entry.changes.against?.logical_date ?? "nothing (first version)"}`,
+              description: `One row per changed key (${entry.changes.key.join(", ")}) and kind: ${Object.entries(
+                entry.changes.counts,
+              )
+                .map(([k, n]) => `${n} ${k}`)
+                .join(", ")}`,
+              roles: ["metadata", "changelog"],
+              "file:checksum": multihash(entry.changes.sha256),
+              "file:size": entry.changes.bytes,
+            },
+          }
+        : {}),
     },
     collection: m.dataset,
   };

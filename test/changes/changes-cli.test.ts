@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDataset } from "../../src/views/reader.js";
 import { runCliHere } from "../helpers/cli.js";
@@ -153,6 +153,29 @@ describe("georefresh changes", () => {
     expect(entry.current.changes.counts.added).toBe(3);
     const stored = join(dir, "store", entry.current.changes.changelog);
     expect(readFileSync(stored).equals(readFileSync(file))).toBe(true);
+  });
+
+  it("lists the changelog as a STAC asset and stripes the report's cells by how much changed", async () => {
+    expect((await cli("stac", "parcels")).code).toBe(0);
+    const itemPath = join(dir, "store", "stac", "parcels", "items", `parcels-weld-${D2}.json`);
+    const item = JSON.parse(readFileSync(itemPath, "utf8")) as {
+      assets: Record<string, { href: string; roles: string[]; "file:size": number; description: string }>;
+    };
+    const asset = item.assets.changes;
+    expect(asset?.roles).toEqual(["metadata", "changelog"]);
+    expect(asset?.description).toContain("3 added, 2 removed");
+    const changelog = fileURLToPath(new URL(asset?.href as string, pathToFileURL(itemPath)));
+    expect(changelog).toContain(`/changes/parcels/region=weld/date=${D2}/`);
+    expect(readFileSync(changelog).byteLength).toBe(asset?.["file:size"]);
+    const html = join(dir, "report.html");
+    expect((await cli("report", "parcels", "--html", html)).code).toBe(0);
+    const page = readFileSync(html, "utf8");
+    const cell = (date: string) =>
+      new RegExp(`data-region="weld" data-date="${date}"[^>]*data-change-step="(\\d)"[^>]*title="([^"]*)"`).exec(page);
+    expect(cell(D1)?.[1]).toBe("3"); // a first version: every key added
+    expect(cell(D2)?.[1]).toBe("3"); // 13 of 63 keys changed: over 10 %
+    expect(cell(D2)?.[2]).toContain("changes: 3 added, 2 removed, 4 geometry, 5 attributes, 50 unchanged");
+    expect(page).toContain("row-level change:");
   });
 
   it("puts the counts in ls --json, and says plainly what is wrong", async () => {
