@@ -34,6 +34,11 @@ export async function manifestsConsistent(store: ObjectStore): Promise<void> {
     for (const entry of [m?.current, ...(m?.history ?? [])]) {
       if (!entry) continue;
       expect(sha256Hex((await store.get(entry.artifact)).body), `${e.key} → ${entry.artifact}`).toBe(entry.sha256);
+      if (entry.changes)
+        expect(
+          sha256Hex((await store.get(entry.changes.changelog)).body),
+          `${e.key} → ${entry.changes.changelog}`,
+        ).toBe(entry.changes.sha256);
     }
   }
 }
