@@ -10,8 +10,11 @@ import { defineTask } from "../../src/task/task.js";
  */
 export function pointsTask(
   inputPath: string,
-  options: { regions?: string[]; version?: string; delayMs?: number } = {},
+  options: { regions?: string[]; version?: string; delayMs?: number; keyed?: boolean } = {},
 ) {
+  // keyed: a natural key and change events, and one square moved per logical date (the one whose id is the
+  // day of the month), so every date's changelog has something in it.
+  const day = (date: string) => Number(date.slice(8, 10));
   return defineTask({
     name: "test-squares",
     version: options.version ?? "1",
@@ -22,6 +25,7 @@ export function pointsTask(
     pins: ["square_size"],
     crs: "OGC:CRS84",
     idColumn: "id",
+    ...(options.keyed ? { key: ["id"], events: "changes" as const } : {}),
     columns: [
       { name: "id", type: "int32" },
       { name: "side", type: "string" },
@@ -35,21 +39,24 @@ export function pointsTask(
       const north = ctx.partition.region === "north";
       return rows
         .filter(([, , lat]) => lat >= 40 === north)
-        .map(([id, x, y]): Feature => ({
-          geometry: {
-            type: "Polygon",
-            coordinates: [
-              [
-                [x, y],
-                [x + s, y],
-                [x + s, y + s],
-                [x, y + s],
-                [x, y],
+        .map(([id, x0, y]): Feature => {
+          const x = options.keyed && id === day(ctx.partition.date) ? x0 + 0.01 : x0;
+          return {
+            geometry: {
+              type: "Polygon",
+              coordinates: [
+                [
+                  [x, y],
+                  [x + s, y],
+                  [x + s, y + s],
+                  [x, y + s],
+                  [x, y],
+                ],
               ],
-            ],
-          },
-          properties: { id, side: ctx.partition.region, size: ctx.pins.square_size ?? null },
-        }));
+            },
+            properties: { id, side: ctx.partition.region, size: ctx.pins.square_size ?? null },
+          };
+        });
     },
   });
 }

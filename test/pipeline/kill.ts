@@ -24,8 +24,8 @@ const PARTITIONS = 32;
  * `trials` kills against `backend`. A backend's 10 trials run as two files of 5 (`part`), so the suite's two forks
  * share the slowest work instead of one fork finishing it alone.
  */
-export function describeKills(backend: Backend, trials = 10, part = "", startupKill = true): void {
-  describe(`kill -9 during a backfill (${backend}${part ? `, ${part}` : ""})`, () => {
+export function describeKills(backend: Backend, trials = 10, part = "", startupKill = true, keyed = false): void {
+  describe(`kill -9 during a backfill (${backend}${part ? `, ${part}` : ""}${keyed ? ", a keyed dataset with change events" : ""})`, () => {
     let dir: string;
     let task: TaskDefinition;
     beforeAll(async () => {
@@ -34,7 +34,7 @@ export function describeKills(backend: Backend, trials = 10, part = "", startupK
       const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
       writeFileSync(
         join(dir, "task.mjs"),
-        `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))});\n`,
+        `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { keyed: ${keyed} });\n`,
       );
       writeFileSync(join(dir, "versions.json"), JSON.stringify(VERSIONS));
       task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
