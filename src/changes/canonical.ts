@@ -24,6 +24,14 @@ export class CanonicalBytes {
     return this.buf.subarray(0, this.at);
   }
 
+  /** 32-bit FNV-1a of the bytes written since `start`. */
+  fnv1a(start: number): number {
+    let h = 0x811c9dc5;
+    const b = this.buf;
+    for (let i = start; i < this.at; i++) h = Math.imul(h ^ (b[i] as number), 0x01000193);
+    return h >>> 0;
+  }
+
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
     const grown = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));

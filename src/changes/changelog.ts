@@ -64,23 +64,25 @@ export async function changelogOf(
   const names = (s: Side | undefined) => s?.digests.attributeNames ?? [];
   const shared = names(after).filter((n) => names(before).includes(n));
   const onlyOne = [...names(after), ...names(before)].filter((n) => !shared.includes(n)).sort();
-  const attrRows = (pick: "before" | "after") => diff.changes.filter((c) => c.attributes).map((c) => c[pick] as number);
+  // Only the keys (and, when asked, the geometries) are read again, and only for the rows that changed.
   const afterRows = await rowsAt(
     await after.open(),
     diff.changes.filter((c) => c.after !== undefined).map((c) => c.after as number),
     key,
-    shared,
     options.geometry ? [after.geometry] : [],
   );
   const beforeRows = before
     ? await rowsAt(
         await before.open(),
-        [...diff.changes.filter((c) => c.after === undefined).map((c) => c.before as number), ...attrRows("before")],
+        diff.changes.filter((c) => c.after === undefined).map((c) => c.before as number),
         key,
-        shared,
         options.geometry ? [before.geometry] : [],
       )
     : undefined;
+  const columnHash = (s: Side, row: number, name: string) => {
+    const d = s.digests;
+    return d.columnHashes[row * d.attributeNames.length + d.attributeNames.indexOf(name)];
+  };
   const rows: ChangeRow[] = [];
   for (const c of diff.changes) {
     const a = c.after === undefined ? undefined : afterRows.rows.get(c.after);
@@ -98,7 +100,9 @@ export async function changelogOf(
     else {
       if (c.geometry) rows.push({ ...base, change: "geometry_changed", columns: [after.geometry] });
       if (c.attributes) {
-        const changed = shared.filter((n) => a?.columns.get(n) !== b?.columns.get(n));
+        const changed = shared.filter(
+          (n) => columnHash(after, c.after as number, n) !== columnHash(before as Side, c.before as number, n),
+        );
         rows.push({ ...base, change: "attributes_changed", columns: [...changed, ...onlyOne].sort() });
       }
     }

@@ -31,6 +31,11 @@ export interface RowDigests {
   /** The geometry's WKB as stored (our writer's canonical little-endian ISO WKB). */
   geometry: BigUint64Array;
   attributeNames: string[];
+  /**
+   * Per row, per attribute (in attributeNames' order): 32 bits of FNV-1a over its canonical bytes, to name which
+   * attributes changed without reading the rows again (the attribute digest, not these, decides that a row changed).
+   */
+  columnHashes: Uint32Array;
   /** Rows whose key has a null part (the first few) and how many there are. */
   nullKeyRows: number[];
   nullKeys: number;
@@ -58,6 +63,7 @@ export class RowDigester {
   private readonly key: BigUint64Array;
   private readonly attributes: BigUint64Array;
   private readonly geometry: BigUint64Array;
+  private columnHashes = new Uint32Array(0);
   private names: string[] | undefined;
   private attributeSeed = 0n;
   private nullKeyRows: number[] = [];
@@ -80,6 +86,7 @@ export class RowDigester {
     const names = fields.filter((n) => n !== geometry && !key.includes(n) && !skip.includes(n)).sort();
     if (!this.names) {
       this.names = names;
+      this.columnHashes = new Uint32Array(this.key.length * names.length);
       this.attributeSeed = h64(new TextEncoder().encode(JSON.stringify(names)), SEED.names) ^ SEED.attributes;
     }
     const vector = (name: string) => {
@@ -101,7 +108,13 @@ export class RowDigester {
       if (nullable.length && nullable.some((v) => !v.isValid(i)) && this.nullKeys++ < 10) this.nullKeyRows.push(row);
       this.key[row] = h64(out.bytes(), SEED.key);
       out.reset();
-      for (const a of attrs) a(i, out);
+      const hashes = this.columnHashes;
+      const base = row * attrs.length;
+      for (let c = 0; c < attrs.length; c++) {
+        const start = out.at;
+        (attrs[c] as Encode)(i, out);
+        hashes[base + c] = out.fnv1a(start);
+      }
       this.attributes[row] = h64(out.bytes(), this.attributeSeed);
       this.geometry[row] = h64(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), SEED.geometry);
     }
@@ -115,6 +128,7 @@ export class RowDigester {
       attributes: this.attributes.subarray(0, this.at),
       geometry: this.geometry.subarray(0, this.at),
       attributeNames: this.names ?? [],
+      columnHashes: this.columnHashes.subarray(0, this.at * (this.names?.length ?? 0)),
       nullKeyRows: this.nullKeyRows,
       nullKeys: this.nullKeys,
     };

@@ -27,7 +27,26 @@ export interface RangedGroup {
   table: Table;
 }
 
-const FILE = { numRows: 3, rowGroups: 4, keyValue: 5 } as const;
+const FILE = { schema: 2, numRows: 3, rowGroups: 4, keyValue: 5 } as const;
+const ELEMENT = { name: 4, children: 5 } as const;
+
+/** The top-level column names of a footer's flattened schema (the root's children, skipping nested leaves). */
+function topLevelColumns(metadata: ThriftStruct): string[] {
+  const elements = listField(metadata, FILE.schema) as ThriftStruct[];
+  const names: string[] = [];
+  const children = (e: ThriftStruct | undefined) => n(field(e as ThriftStruct, ELEMENT.children) ?? 0) || 0;
+  let at = 1;
+  const skip = (e: ThriftStruct | undefined) => {
+    let rest = children(e);
+    while (rest-- > 0) skip(elements[at++]);
+  };
+  for (let c = children(elements[0]); c > 0 && at < elements.length; c--) {
+    const e = elements[at++];
+    names.push(text(field(e as ThriftStruct, ELEMENT.name)) ?? "");
+    skip(e);
+  }
+  return names;
+}
 const RG = { columns: 1, numRows: 3 } as const;
 const META = { totalCompressed: 7, dataPage: 9, dictionaryPage: 11 } as const;
 const n = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "number" ? v : NaN);
@@ -81,6 +100,8 @@ class OrderedReader {
 
 export interface RangedFile {
   geo: GeoMetadata;
+  /** Top-level column names, from the footer. */
+  columns: string[];
   rows: number;
   groups: number;
   /** Decodes each row group in file order; `sha256` resolves once the last byte has been read. */
@@ -156,6 +177,7 @@ export async function openRanged(
 
   return {
     geo,
+    columns: topLevelColumns(metadata),
     rows,
     groups: groups.length,
     rowGroups,

@@ -107,7 +107,7 @@ async function keyProblems(
     );
   const pairs = equalKeys(digests);
   if (!pairs.length) return problems;
-  const seen = await rowsAt(await open(), pairs.flat(), key, []);
+  const seen = await rowsAt(await open(), pairs.flat(), key);
   const dupes = pairs.filter(([a, b]) => compareKeys(seen.rows.get(a)?.key ?? [], seen.rows.get(b)?.key ?? []) === 0);
   for (const [a, b] of dupes.slice(0, 10))
     problems.push(`duplicate key ${named} = ${JSON.stringify(plain(seen.rows.get(a)?.key))} in rows ${a} and ${b}`);

@@ -1,0 +1,126 @@
+/**
+ * npm run bench:changes — the change set of 1M keyed rows against 1M (1 % changed: 0.5 % moved, 0.5 % with an
+ * edited attribute), beside the time to write the 1M-row artifact itself, in one run. The change set is computed
+ * as `georefresh changes --from --to` does (both artifacts digested from their bytes by row group, merged in key
+ * order, the changed rows read again, the changelog encoded); a promotion does less (its own side is digested
+ * during read-back validation). Prints both times, their ratio (target ≤ 0.5), and the peak RSS above the
+ * baseline while the change set ran, beside the two artifacts' sizes (memory must stay bounded: 24 bytes a row
+ * per side, no table held). `--rows 200000` for a quick look.
+ */
+import { performance } from "node:perf_hooks";
+import { Binary, Float64, makeData, makeVector, Table, Utf8, vectorFromArray } from "apache-arrow";
+import { changelogOf, encodeChangelog } from "../src/changes/changelog.js";
+import type { Side } from "../src/changes/changelog.js";
+import { diffDigests } from "../src/changes/diff.js";
+import { digestReady, RowDigester } from "../src/changes/row-digest.js";
+import { crsFromCode } from "../src/geo/crs.js";
+import { openRanged } from "../src/geoparquet/ranged-read.js";
+import type { RangeSource } from "../src/geoparquet/ranged-read.js";
+import { writeGeoParquet } from "../src/geoparquet/write.js";
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const ROWS = Number(arg("rows") ?? 1_000_000);
+const ZONES = ["R1", "R2", "C1", "AG", "MU"];
+
+/** n parcels: a 5-vertex square each (WKB), an id, a zoning code and a value; `changed` picks which differ. */
+function parcels(n: number, version: 0 | 1): Table {
+  const size = 1 + 4 + 4 + 4 + 16 * 5;
+  const wkb = new Uint8Array(n * size);
+  const view = new DataView(wkb.buffer);
+  const offsets = new Int32Array(n + 1);
+  const zoning: string[] = new Array(n);
+  const value = new Float64Array(n);
+  const ids: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const moved = version === 1 && i % 200 === 7; // 0.5 %
+    const edited = version === 1 && i % 200 === 111; // 0.5 %
+    const x = -105 + (i % 1000) * 0.001 + (moved ? 0.0001 : 0);
+    const y = 39 + Math.floor(i / 1000) * 0.001;
+    let at = i * size;
+    offsets[i] = at;
+    view.setUint8(at, 1);
+    view.setUint32(at + 1, 3, true);
+    view.setUint32(at + 5, 1, true);
+    view.setUint32(at + 9, 5, true);
+    at += 13;
+    for (const [px, py] of [
+      [x, y],
+      [x + 0.0008, y],
+      [x + 0.0008, y + 0.0008],
+      [x, y + 0.0008],
+      [x, y],
+    ]) {
+      view.setFloat64(at, px as number, true);
+      view.setFloat64(at + 8, py as number, true);
+      at += 16;
+    }
+    ids[i] = `P-${String(i).padStart(8, "0")}`;
+    zoning[i] = edited ? "MU-X" : (ZONES[i % ZONES.length] as string);
+    value[i] = (i % 977) * 1000.5;
+  }
+  offsets[n] = n * size;
+  return new Table({
+    parcel_id: vectorFromArray(ids, new Utf8()),
+    zoning: vectorFromArray(zoning, new Utf8()),
+    value: makeVector(makeData({ type: new Float64(), length: n, data: value })),
+    geometry: makeVector(makeData({ type: new Binary(), length: n, valueOffsets: offsets, data: wkb })),
+  });
+}
+
+const memory = (bytes: Uint8Array): RangeSource => ({
+  size: bytes.byteLength,
+  read: async (offset, length) => bytes.subarray(offset, offset + length),
+});
+
+async function side(bytes: Uint8Array, where: string): Promise<Side> {
+  const open = () => openRanged(memory(bytes), where, { chunkBytes: 8 * 2 ** 20 });
+  const file = await open();
+  const digester = new RowDigester({ key: ["parcel_id"], geometry: "geometry", skip: ["bbox"] }, file.rows);
+  for await (const g of file.rowGroups(file.columns.filter((c) => c !== "bbox"))) digester.group(g.table);
+  return { digests: digester.finish(), open, geometry: "geometry" };
+}
+
+const mib = (n: number) => (n / 2 ** 20).toFixed(0);
+
+async function main(): Promise<void> {
+  const crs = crsFromCode("OGC:CRS84");
+  const [a, b] = [parcels(ROWS, 0), parcels(ROWS, 1)];
+  let t = performance.now();
+  const before = (await writeGeoParquet(a, { crs, idColumn: "parcel_id" })).bytes;
+  if (process.env.BENCH_DUMP) (await import("node:fs")).writeFileSync(process.env.BENCH_DUMP, before);
+  const writeMs = performance.now() - t;
+  const after = (await writeGeoParquet(b, { crs, idColumn: "parcel_id" })).bytes;
+  await digestReady();
+  global.gc?.();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  t = performance.now();
+  const [sb, sa] = [await side(before, "before"), await side(after, "after")];
+  const digestMs = performance.now() - t;
+  const diff = diffDigests(sb.digests, sa.digests);
+  const log = await changelogOf(diff, ["parcel_id"], sb, sa);
+  const changelog = await encodeChangelog(log);
+  const changesMs = performance.now() - t;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  const c = diff.counts;
+  console.log(
+    `rows: ${ROWS.toLocaleString("en-US")} per side; artifacts ${mib(before.byteLength)} MiB and ${mib(after.byteLength)} MiB`,
+  );
+  console.log(
+    `counts: ${c.added} added, ${c.removed} removed, ${c.geometry_changed} geometry, ${c.attributes_changed} attributes, ${c.unchanged} unchanged; changelog ${(changelog.byteLength / 1024).toFixed(0)} KiB`,
+  );
+  console.log(`write the ${ROWS.toLocaleString("en-US")}-row artifact (reference): ${(writeMs / 1000).toFixed(2)} s`);
+  console.log(
+    `change set: ${(changesMs / 1000).toFixed(2)} s (digesting both sides ${(digestMs / 1000).toFixed(2)} s) = ${(changesMs / writeMs).toFixed(2)}× the write (target ≤ 0.5×)`,
+  );
+  console.log(
+    `peak RSS above baseline while computing it: ${mib(peak - base)} MiB (digests: ${mib(2 * ROWS * 24)} MiB for both sides; the two artifacts: ${mib(before.byteLength + after.byteLength)} MiB)`,
+  );
+}
+
+await main();
