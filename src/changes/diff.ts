@@ -41,21 +41,17 @@ export function keyOrder(d: RowDigests): Uint32Array {
   }
   let [rows2, lo2, hi2] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
   const counts = new Uint32Array(65_537);
-  for (const [word, shift] of [
-    [0, 0],
-    [0, 16],
-    [1, 0],
-    [1, 16],
-  ] as const) {
-    const digit = (i: number) => (((word ? hi : lo)[i] as number) >>> shift) & 0xffff;
+  for (let pass = 0; pass < 4; pass++) {
+    const src = pass < 2 ? lo : hi;
+    const shift = pass % 2 ? 16 : 0;
     counts.fill(0);
     for (let i = 0; i < n; i++) {
-      const b = digit(i) + 1;
+      const b = (((src[i] as number) >>> shift) & 0xffff) + 1;
       counts[b] = (counts[b] as number) + 1;
     }
     for (let b = 0; b < 65_536; b++) counts[b + 1] = (counts[b + 1] as number) + (counts[b] as number);
     for (let i = 0; i < n; i++) {
-      const b = digit(i);
+      const b = ((src[i] as number) >>> shift) & 0xffff;
       const at = counts[b] as number;
       counts[b] = at + 1;
       rows2[at] = rows[i] as number;

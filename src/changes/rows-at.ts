@@ -22,10 +22,21 @@ export async function rowsAt(
   let keyTypes: DataType[] = [];
   if (sorted.length === 0) return { keyTypes, rows };
   let next = 0;
-  for await (const g of file.rowGroups([...new Set([...key, ...raw])])) {
-    if (g.index === 0) keyTypes = key.map((k) => g.table.schema.fields.find((f) => f.name === k)?.type as DataType);
+  // Groups holding none of the rows are not decoded.
+  const holds = (firstRow: number, n: number) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid] as number) < firstRow) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < sorted.length && (sorted[lo] as number) < firstRow + n;
+  };
+  for await (const g of file.rowGroups([...new Set([...key, ...raw])], holds)) {
     const end = g.firstRow + g.rows;
     if ((sorted[next] ?? Infinity) >= end) continue;
+    if (!keyTypes.length) keyTypes = key.map((k) => g.table.schema.fields.find((f) => f.name === k)?.type as DataType);
     const keyVectors = key.map((k) => g.table.getChild(k));
     const rawVectors = raw.map((k) => g.table.getChild(k));
     while (next < sorted.length && (sorted[next] as number) < end) {

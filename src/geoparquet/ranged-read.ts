@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Table } from "apache-arrow";
+import { Table } from "apache-arrow";
 import { joinFooter } from "./footer.js";
 import { parseGeoMetadata } from "./metadata.js";
 import type { GeoMetadata } from "./metadata.js";
@@ -27,41 +27,55 @@ export interface RangedGroup {
   table: Table;
 }
 
-const FILE = { schema: 2, numRows: 3, rowGroups: 4, keyValue: 5 } as const;
+const FILE = { schema: 2, numRows: 3, rowGroups: 4, keyValue: 5, columnOrders: 7 } as const;
 const ELEMENT = { name: 4, children: 5 } as const;
-
-/** The top-level column names of a footer's flattened schema (the root's children, skipping nested leaves). */
-function topLevelColumns(metadata: ThriftStruct): string[] {
-  const elements = listField(metadata, FILE.schema) as ThriftStruct[];
-  const names: string[] = [];
-  const children = (e: ThriftStruct | undefined) => n(field(e as ThriftStruct, ELEMENT.children) ?? 0) || 0;
-  let at = 1;
-  const skip = (e: ThriftStruct | undefined) => {
-    let rest = children(e);
-    while (rest-- > 0) skip(elements[at++]);
-  };
-  for (let c = children(elements[0]); c > 0 && at < elements.length; c--) {
-    const e = elements[at++];
-    names.push(text(field(e as ThriftStruct, ELEMENT.name)) ?? "");
-    skip(e);
-  }
-  return names;
-}
 const RG = { columns: 1, numRows: 3 } as const;
 const META = { totalCompressed: 7, dataPage: 9, dictionaryPage: 11 } as const;
 const n = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "number" ? v : NaN);
+
+/** Each top-level column of a footer's flattened schema: its name, its schema elements, and how many leaves. */
+function topLevel(metadata: ThriftStruct): { name: string; elements: ThriftStruct[]; leaves: number }[] {
+  const elements = listField(metadata, FILE.schema) as ThriftStruct[];
+  const children = (e: ThriftStruct | undefined) => n(field(e as ThriftStruct, ELEMENT.children) ?? 0) || 0;
+  const out: { name: string; elements: ThriftStruct[]; leaves: number }[] = [];
+  let at = 1;
+  // One subtree from `at`: its elements, and its leaves (the column chunks a row group has for it).
+  const subtree = (): { elements: ThriftStruct[]; leaves: number } => {
+    const e = elements[at++] as ThriftStruct;
+    let rest = children(e);
+    if (rest === 0) return { elements: [e], leaves: 1 };
+    const acc = { elements: [e], leaves: 0 };
+    while (rest-- > 0) {
+      const sub = subtree();
+      acc.elements.push(...sub.elements);
+      acc.leaves += sub.leaves;
+    }
+    return acc;
+  };
+  for (let c = children(elements[0]); c > 0 && at < elements.length; c--) {
+    const name = text(field(elements[at] as ThriftStruct, ELEMENT.name)) ?? "";
+    out.push({ name, ...subtree() });
+  }
+  return out;
+}
+
+/** The bytes [start, end) one column chunk's pages span. */
+function chunkSpan(chunk: ThriftStruct): [number, number] {
+  const meta = structField(chunk, 3);
+  if (!meta) return [Infinity, -Infinity];
+  const dict = field(meta, META.dictionaryPage);
+  const first = Math.min(n(field(meta, META.dataPage)), dict === undefined ? Infinity : n(dict));
+  return [first, first + n(field(meta, META.totalCompressed))];
+}
 
 /** The bytes [start, end) a row group's column chunks span. */
 function groupSpan(group: ThriftStruct): [number, number] {
   let start = Infinity;
   let end = -Infinity;
   for (const chunk of listField(group, RG.columns) as ThriftStruct[]) {
-    const meta = structField(chunk, 3);
-    if (!meta) continue;
-    const dict = field(meta, META.dictionaryPage);
-    const first = Math.min(n(field(meta, META.dataPage)), dict === undefined ? Infinity : n(dict));
-    start = Math.min(start, first);
-    end = Math.max(end, first + n(field(meta, META.totalCompressed)));
+    const [from, to] = chunkSpan(chunk);
+    start = Math.min(start, from);
+    end = Math.max(end, to);
   }
   return [start, end];
 }
@@ -104,8 +118,11 @@ export interface RangedFile {
   columns: string[];
   rows: number;
   groups: number;
-  /** Decodes each row group in file order; `sha256` resolves once the last byte has been read. */
-  rowGroups(columns?: string[]): AsyncGenerator<RangedGroup>;
+  /**
+   * Decodes each row group in file order (only `columns`, when given; only the groups `wanted` accepts, the others
+   * yielded with no table); `sha256` resolves once the last byte has been read.
+   */
+  rowGroups(columns?: string[], wanted?: (firstRow: number, rows: number) => boolean): AsyncGenerator<RangedGroup>;
   sha256(): Promise<string>;
 }
 
@@ -143,8 +160,30 @@ export async function openRanged(
   const reader = new OrderedReader(source, options.chunkBytes);
   let digest: Promise<string> | undefined;
   const rows = n(field(metadata, FILE.numRows));
+  const tops = topLevel(metadata);
 
-  async function* rowGroups(columns?: string[]): AsyncGenerator<RangedGroup> {
+  /**
+   * The footer and chunks of a projection: only the chosen top-level columns' schema elements and column chunks
+   * (parquet-wasm's reader decodes every column whatever it is asked, so the file handed to it holds only these).
+   */
+  function projected(columns: string[] | undefined): { keep: (chunk: number) => boolean; schema?: ThriftStruct[] } {
+    if (!columns) return { keep: () => true };
+    const root = structuredClone((listField(metadata, FILE.schema) as ThriftStruct[])[0] as ThriftStruct);
+    const chosen = tops.filter((t) => columns.includes(t.name));
+    setField(root, ELEMENT.children, T.I32, chosen.length);
+    const leaves = new Set<number>();
+    let leaf = 0;
+    for (const t of tops) {
+      if (columns.includes(t.name)) for (let i = 0; i < t.leaves; i++) leaves.add(leaf + i);
+      leaf += t.leaves;
+    }
+    return { keep: (chunk) => leaves.has(chunk), schema: [root, ...chosen.flatMap((t) => t.elements)] };
+  }
+
+  async function* rowGroups(
+    columns?: string[],
+    wanted?: (firstRow: number, rows: number) => boolean,
+  ): AsyncGenerator<RangedGroup> {
     if (groups.length === 0) {
       // No row group (an empty table): the footer alone still gives the schema.
       const file = joinFooter({ body: [new TextEncoder().encode("PAR1")], metadata });
@@ -153,23 +192,56 @@ export async function openRanged(
       return;
     }
     let firstRow = 0;
+    const projection = projected(columns);
     for (const [index, group] of groups.entries()) {
       const [start, end] = spans[index] as [number, number];
+      const groupRows = n(field(group, RG.numRows));
+      if (wanted && !wanted(firstRow, groupRows)) {
+        yield { index, firstRow, rows: groupRows, table: new Table() };
+        firstRow += groupRows;
+        continue; // its bytes are still hashed, in order, when the next group or the digest reads past them
+      }
       const bytes = ordered ? await reader.take(start, end - start) : await source.read(start, end - start);
       const part = structuredClone(group);
-      for (const chunk of listField(part, RG.columns) as ThriftStruct[]) {
-        shiftChunk(chunk, 4 - start);
+      // The chosen chunks, each moved to where it lands in the group's file of its own: after the magic, in order.
+      const body: Uint8Array[] = [new TextEncoder().encode("PAR1")];
+      let at = 4;
+      const chunks = (listField(part, RG.columns) as ThriftStruct[]).filter((_, i) => projection.keep(i));
+      for (const chunk of chunks) {
         chunk.fields = chunk.fields.filter((f) => f.id < 4 || f.id > 7); // page indexes are not carried
+        const [from, to] = chunkSpan(chunk);
+        shiftChunk(chunk, at - from);
+        body.push(bytes.subarray(from - start, to - start));
+        at += to - from;
       }
+      (part.fields.find((f) => f.id === RG.columns) as { value: ThriftList }).value = {
+        ...(field(part, RG.columns) as ThriftList),
+        items: chunks,
+      };
       const one = { ...metadata, fields: metadata.fields.map((f) => ({ ...f })) };
       setField(one, FILE.numRows, T.I64, BigInt(n(field(part, RG.numRows))));
       (one.fields.find((f) => f.id === FILE.rowGroups) as { value: ThriftList }).value = {
         ...(field(metadata, FILE.rowGroups) as ThriftList),
         items: [part],
       };
-      const file = joinFooter({ body: [new TextEncoder().encode("PAR1"), bytes], metadata: one });
-      const groupRows = n(field(part, RG.numRows));
-      const { table } = await readGeoParquet(file, `${where} (row group ${index})`, columns ? { columns } : {});
+      if (projection.schema) {
+        (one.fields.find((f) => f.id === FILE.schema) as { value: ThriftList }).value = {
+          ...(field(metadata, FILE.schema) as ThriftList),
+          items: projection.schema,
+        };
+        // parquet-rs's embedded Arrow schema names every column: a projection goes by the Parquet schema alone.
+        const kv = one.fields.find((f) => f.id === FILE.keyValue) as { value: ThriftList } | undefined;
+        if (kv)
+          kv.value = {
+            ...kv.value,
+            items: (kv.value.items as ThriftStruct[]).filter((e) => text(field(e, 1)) !== "ARROW:schema"),
+          };
+        // One column order per leaf: the same leaves as the chunks.
+        const orders = one.fields.find((f) => f.id === FILE.columnOrders) as { value: ThriftList } | undefined;
+        if (orders) orders.value = { ...orders.value, items: orders.value.items.filter((_, i) => projection.keep(i)) };
+      }
+      const file = joinFooter({ body, metadata: one });
+      const { table } = await readGeoParquet(file, `${where} (row group ${index})`);
       yield { index, firstRow, rows: groupRows, table };
       firstRow += groupRows;
     }
@@ -177,7 +249,7 @@ export async function openRanged(
 
   return {
     geo,
-    columns: topLevelColumns(metadata),
+    columns: tops.map((t) => t.name),
     rows,
     groups: groups.length,
     rowGroups,

@@ -20,10 +20,7 @@ describe("events in the dataset config", () => {
       `import { parcelsTask } from ${JSON.stringify(helper)};\nexport default parcelsTask(${JSON.stringify(dir)}${keyed ? "" : ", { key: undefined }"});\n`,
     );
     const path = join(dir, "config.json");
-    writeFileSync(
-      path,
-      JSON.stringify({ store: "./store", datasets: { parcels: { module, ...dataset } } }),
-    );
+    writeFileSync(path, JSON.stringify({ store: "./store", datasets: { parcels: { module, ...dataset } } }));
     return path;
   };
   beforeAll(() => {
