@@ -7,6 +7,7 @@ import type { ObjectStore } from "../store/types.js";
 import { changelogOf } from "./changelog.js";
 import type { Changelog, Side } from "./changelog.js";
 import { diffDigests } from "./diff.js";
+import { recentDigests } from "./digest-cache.js";
 import { digestReady, RowDigester } from "./row-digest.js";
 
 /** A change set that cannot be computed: a version altered in the store, or written without the key. */
@@ -29,6 +30,8 @@ export async function storedSide(
   const where = store.locate(entry.artifact);
   const source = await storeSource(store, entry.artifact, chunkBytes, entry.bytes);
   const open = () => openRanged(source, where, { chunkBytes });
+  const cached = recentDigests.get(entry.sha256, key);
+  if (cached) return { ...cached, open };
   const file = await open();
   await digestReady();
   const geometry = file.geo.primary_column;
@@ -41,7 +44,9 @@ export async function storedSide(
     throw new ChangesError(
       `${where} reads as sha256 ${sha256.slice(0, 12)}…, not the ${entry.sha256.slice(0, 12)}… its manifest names: the artifact was altered in the store`,
     );
-  return { digests: digester.finish(), open, geometry };
+  const digests = digester.finish();
+  recentDigests.put(entry.sha256, key, digests, geometry);
+  return { digests, open, geometry };
 }
 
 /** The change set from one stored version to another, compared directly (no changelog in between is read). */

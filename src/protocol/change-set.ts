@@ -3,6 +3,7 @@ import { changelogOf, encodeChangelog } from "../changes/changelog.js";
 import type { Side } from "../changes/changelog.js";
 import { storedSide } from "../changes/compare.js";
 import { diffDigests } from "../changes/diff.js";
+import { recentDigests } from "../changes/digest-cache.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import { changelogKey } from "../manifest/layout.js";
 import type { ChangesRecord } from "../manifest/types.js";
@@ -39,6 +40,7 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     geometry,
   };
   const before = against ? await storedSide(store, against, key, chunkBytes) : undefined;
+  recentDigests.put(facts.sha256, key, facts.digests, geometry); // the next date of this region compares with it
   const diff = diffDigests(before?.digests, facts.digests);
   const log = await changelogOf(diff, key, before, after);
   const bytes = await encodeChangelog(log);
