@@ -76,7 +76,8 @@ describe("partial and truncated payloads", () => {
 
   it("refuses a complete payload cut to well under half before anything is retired or announced", async () => {
     const store = fresh();
-    const task = parcelsTask(dir, { events: "changes" });
+    // The row gate alone (the area gate, ±20 % by default, would refuse any cut this deep as well).
+    const task = parcelsTask(dir, { events: "changes", plausibility: { areaTolerance: 10 } });
     writeFeed(dir, "weld", D1, parcels(60));
     writeFeed(dir, "weld", D2, parcels(60).slice(0, 25)); // a truncated download: 35 parcels "gone"
     expect((await run(store, task, D1)).outcome).toBe("promoted");
@@ -88,9 +89,13 @@ describe("partial and truncated payloads", () => {
     const before = await keys();
     const r = await run(store, task, D2);
     expect(r.outcome).toBe("invalid");
-    expect(r.message).toMatch(/implausible result .* rows .*nothing was published/);
+    expect(r.message).toMatch(/implausible result .*rows.*nothing was published/);
     expect(await keys()).toEqual(before); // no artifact, changelog, event or manifest for the cut payload
     expect(await current(store, D2)).toBeUndefined();
+    // The gate's edge: exactly half of the median passes today's default (±50 %), and then 30 keys are removed.
+    writeFeed(dir, "weld", D2, parcels(60).slice(0, 30));
+    expect((await run(store, task, D2)).outcome).toBe("promoted");
+    expect((await current(store, D2))?.changes?.counts.removed).toBe(30);
   });
 
   it("a partial task without a key, or an unknown payload kind, is refused at definition", () => {
