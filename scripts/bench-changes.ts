@@ -138,8 +138,15 @@ async function main(): Promise<void> {
   console.log(
     `a backfill's next date (the previous version's digests still in this process's cache): ${(nextMs / 1000).toFixed(2)} s = ${(nextMs / writeMs).toFixed(2)}× the write (target ≤ 0.5×)`,
   );
+  const held = (d: Side["digests"]) =>
+    d.key.byteLength +
+    d.attributes.byteLength +
+    d.geometry.byteLength +
+    d.columnHashes.byteLength +
+    d.keyBytes.byteLength +
+    d.keyOffsets.byteLength;
   console.log(
-    `peak RSS above baseline while computing it: ${mib(peak - base)} MiB (digests: ${mib(2 * ROWS * 24)} MiB for both sides; the two artifacts: ${mib(before.byteLength + after.byteLength)} MiB)`,
+    `peak RSS above baseline while computing it: ${mib(peak - base)} MiB (the digests of both sides: ${mib(held(sb.digests) + held(sa.digests))} MiB; the two artifacts: ${mib(before.byteLength + after.byteLength)} MiB)`,
   );
 }
 

@@ -105,6 +105,38 @@ export function plain(v: unknown): unknown {
   );
 }
 
+/** The values a run of canonical bytes encodes, in order (the inverse of CanonicalBytes for what it wrote). */
+export function decodeCanonical(bytes: Uint8Array): unknown[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: unknown[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const tag = bytes[at++];
+    if (tag === TAG.null) out.push(null);
+    else if (tag === TAG.true || tag === TAG.false) out.push(tag === TAG.true);
+    else if (tag === TAG.number) {
+      out.push(view.getFloat64(at, true));
+      at += 8;
+    } else {
+      const n = view.getUint32(at, true);
+      const run = bytes.subarray(at + 4, at + 4 + n);
+      at += 4 + n;
+      const text = () => decoder.decode(run);
+      out.push(
+        tag === TAG.string
+          ? text()
+          : tag === TAG.bigint
+            ? BigInt(text())
+            : tag === TAG.binary
+              ? run.slice()
+              : JSON.parse(text()),
+      );
+    }
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
 /** Writes row `i` of a column into `out`. */
 export type Encode = (i: number, out: CanonicalBytes) => void;
 

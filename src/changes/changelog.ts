@@ -4,6 +4,7 @@ import * as parquet from "parquet-wasm";
 import type { RangedFile } from "../geoparquet/ranged-read.js";
 import { zstdPages, zstdReady } from "../geoparquet/zstd-pages.js";
 import type { ChangeCounts, ChangeKind, DigestDiff } from "./diff.js";
+import { decodeCanonical } from "./canonical.js";
 import { rowDigest } from "./row-digest.js";
 import type { RowDigests } from "./row-digest.js";
 import { rowsAt } from "./rows-at.js";
@@ -64,30 +65,40 @@ export async function changelogOf(
   const names = (s: Side | undefined) => s?.digests.attributeNames ?? [];
   const shared = names(after).filter((n) => names(before).includes(n));
   const onlyOne = [...names(after), ...names(before)].filter((n) => !shared.includes(n)).sort();
-  // Only the keys (and, when asked, the geometries) are read again, and only for the rows that changed.
-  const afterRows = await rowsAt(
-    await after.open(),
-    diff.changes.filter((c) => c.after !== undefined).map((c) => c.after as number),
-    key,
-    options.geometry ? [after.geometry] : [],
-  );
-  const beforeRows = before
+  // Keys come from the digests' canonical bytes; rows are read again (changed ones only) for the geometries when
+  // asked, or for keys of a type the canonical bytes do not give back as Arrow would.
+  const fromDigests = keyDecodable(after.digests) && (!before || keyDecodable(before.digests));
+  const reread = options.geometry || !fromDigests;
+  const afterRows = reread
     ? await rowsAt(
-        await before.open(),
-        diff.changes.filter((c) => c.after === undefined).map((c) => c.before as number),
+        await after.open(),
+        diff.changes.filter((c) => c.after !== undefined).map((c) => c.after as number),
         key,
-        options.geometry ? [before.geometry] : [],
+        options.geometry ? [after.geometry] : [],
       )
     : undefined;
+  const beforeRows =
+    reread && before
+      ? await rowsAt(
+          await before.open(),
+          diff.changes.filter((c) => c.after === undefined).map((c) => c.before as number),
+          key,
+          options.geometry ? [before.geometry] : [],
+        )
+      : undefined;
   const columnHash = (s: Side, row: number, name: string) => {
     const d = s.digests;
     return d.columnHashes[row * d.attributeNames.length + d.attributeNames.indexOf(name)];
   };
   const rows: ChangeRow[] = [];
   for (const c of diff.changes) {
-    const a = c.after === undefined ? undefined : afterRows.rows.get(c.after);
+    const a = c.after === undefined ? undefined : afterRows?.rows.get(c.after);
     const b = c.before === undefined ? undefined : beforeRows?.rows.get(c.before);
-    const keyValues = (a ?? b)?.key ?? [];
+    const keyValues = !fromDigests
+      ? ((a ?? b)?.key ?? [])
+      : c.after !== undefined
+        ? keyOf(after.digests, c.after)
+        : keyOf((before as Side).digests, c.before as number);
     const wkb = (a ?? b)?.raw[0];
     const base = {
       key: keyValues,
@@ -108,8 +119,27 @@ export async function changelogOf(
     }
   }
   rows.sort((x, y) => compareKeys(x.key, y.key) || KIND_ORDER[x.change] - KIND_ORDER[y.change]);
-  const keyTypes = afterRows.keyTypes.length ? afterRows.keyTypes : (beforeRows?.keyTypes ?? []);
+  const keyTypes = after.digests.keyTypes.length ? after.digests.keyTypes : (before?.digests.keyTypes ?? []);
   return { key, keyTypes, counts: diff.counts, rows };
+}
+
+/** Key columns whose values come back from their canonical bytes as Arrow would give them. */
+function keyDecodable(d: RowDigests): boolean {
+  return d.keyTypes.every((t) => {
+    const v = DataType.isDictionary(t) ? (t as unknown as { dictionary: DataType }).dictionary : t;
+    return DataType.isUtf8(v) || DataType.isInt(v) || DataType.isFloat(v) || DataType.isBool(v);
+  });
+}
+
+/** A key's values from a side's digests, typed as its columns (64-bit integers as bigint). */
+function keyOf(d: RowDigests, row: number): unknown[] {
+  const values = decodeCanonical(d.keyBytes.subarray(d.keyOffsets[row], d.keyOffsets[row + 1]));
+  return values.map((v, i) => {
+    const t = d.keyTypes[i] as DataType;
+    return typeof v === "number" && DataType.isInt(t) && (t as unknown as { bitWidth: number }).bitWidth === 64
+      ? BigInt(v)
+      : v;
+  });
 }
 
 /** A dictionary-encoded key column is written as its values' type. */

@@ -1,4 +1,4 @@
-import type { Table } from "apache-arrow";
+import type { DataType, Table } from "apache-arrow";
 import xxhash from "xxhash-wasm";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { CanonicalBytes, encoderFor } from "./canonical.js";
@@ -36,6 +36,11 @@ export interface RowDigests {
    * attributes changed without reading the rows again (the attribute digest, not these, decides that a row changed).
    */
   columnHashes: Uint32Array;
+  /** Each row's key as canonical bytes (`keyOffsets[row]` to `keyOffsets[row + 1]`): changed keys need no re-read. */
+  keyBytes: Uint8Array;
+  keyOffsets: Int32Array;
+  /** The key columns' Arrow types, as the artifact holds them. */
+  keyTypes: DataType[];
   /** Rows whose key has a null part (the first few) and how many there are. */
   nullKeyRows: number[];
   nullKeys: number;
@@ -64,6 +69,10 @@ export class RowDigester {
   private readonly attributes: BigUint64Array;
   private readonly geometry: BigUint64Array;
   private columnHashes = new Uint32Array(0);
+  private keyBytes = new Uint8Array(1 << 16);
+  private keyAt = 0;
+  private readonly keyOffsets: Int32Array;
+  private keyTypes: DataType[] = [];
   private names: string[] | undefined;
   private attributeSeed = 0n;
   private nullKeyRows: number[] = [];
@@ -78,6 +87,7 @@ export class RowDigester {
     this.key = new BigUint64Array(rows);
     this.attributes = new BigUint64Array(rows);
     this.geometry = new BigUint64Array(rows);
+    this.keyOffsets = new Int32Array(rows + 1);
   }
 
   group(table: Table): void {
@@ -94,6 +104,7 @@ export class RowDigester {
       if (!v) throw new Error(`column '${name}' is not in the artifact`);
       return v;
     };
+    if (!this.keyTypes.length) this.keyTypes = key.map((k) => vector(k).type as DataType);
     const keys: Encode[] = key.map((n) => encoderFor(vector(n)));
     const nullable = key.map(vector).filter((v) => v.nullCount > 0);
     const attrs: Encode[] = names.map((n) => encoderFor(vector(n)));
@@ -105,6 +116,15 @@ export class RowDigester {
       const row = this.at + i;
       out.reset();
       for (const k of keys) k(i, out);
+      const bytes = out.bytes();
+      if (this.keyAt + bytes.length > this.keyBytes.length) {
+        const grown = new Uint8Array(Math.max(this.keyBytes.length * 2, this.keyAt + bytes.length));
+        grown.set(this.keyBytes.subarray(0, this.keyAt));
+        this.keyBytes = grown;
+      }
+      this.keyBytes.set(bytes, this.keyAt);
+      this.keyAt += bytes.length;
+      this.keyOffsets[row + 1] = this.keyAt;
       if (nullable.length && nullable.some((v) => !v.isValid(i)) && this.nullKeys++ < 10) this.nullKeyRows.push(row);
       this.key[row] = h64(out.bytes(), SEED.key);
       out.reset();
@@ -129,6 +149,9 @@ export class RowDigester {
       geometry: this.geometry.subarray(0, this.at),
       attributeNames: this.names ?? [],
       columnHashes: this.columnHashes.subarray(0, this.at * (this.names?.length ?? 0)),
+      keyBytes: this.keyBytes.subarray(0, this.keyAt),
+      keyOffsets: this.keyOffsets.subarray(0, this.at + 1),
+      keyTypes: this.keyTypes,
       nullKeyRows: this.nullKeyRows,
       nullKeys: this.nullKeys,
     };

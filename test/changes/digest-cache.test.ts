@@ -10,6 +10,9 @@ const digests = (rows: number): RowDigests => ({
   geometry: new BigUint64Array(rows),
   attributeNames: [],
   columnHashes: new Uint32Array(0),
+  keyBytes: new Uint8Array(0),
+  keyOffsets: new Int32Array(rows + 1),
+  keyTypes: [],
   nullKeyRows: [],
   nullKeys: 0,
 });
