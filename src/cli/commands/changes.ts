@@ -41,7 +41,7 @@ export function registerChanges(program: Command): void {
       .command("changes")
       .description(DESCRIPTIONS.changes)
       .argument("<dataset>")
-      .requiredOption("--region <region>")
+      .requiredOption("--region <region>", "the region whose partitions to compare")
       .option("--from <date>", "the earlier logical date")
       .option("--to <date>", "the later logical date")
       .option("--date <date>", "what this date's promotion changed (against the version it was computed against)")
