@@ -167,9 +167,16 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
   const manifest = { key: plan.mKey, version: promoted.version, current: entry };
   return result(
     produced.reused ? "reconciled" : "promoted",
-    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows)`,
+    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)})`,
     { ...extra, manifest },
   );
+}
+
+/** A keyed promotion's change counts, for its outcome line. */
+function changesShown(entry: { changes?: { counts: Record<string, number> } }): string {
+  const c = entry.changes?.counts;
+  if (!c) return "";
+  return `; ${c.added} added, ${c.removed} removed, ${c.geometry_changed} geometry changed, ${c.attributes_changed} attributes changed, ${c.unchanged} unchanged`;
 }
 
 /** A partition that failed before its run started (a dispatcher's download of its inputs), as its outcome. */

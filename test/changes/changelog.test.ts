@@ -58,7 +58,12 @@ describe("changelogs of a keyed task", () => {
 
   it("records exactly the keys and kinds that changed, against the previous logical date", async () => {
     const store = fresh();
-    for (const date of [D1, D2, D3]) expect((await run(store, date)).outcome).toBe("promoted");
+    const results = [];
+    for (const date of [D1, D2, D3]) results.push(await run(store, date));
+    expect(results.map((r) => r.outcome)).toEqual(["promoted", "promoted", "promoted"]);
+    expect(results[1]?.message).toContain(
+      "61 rows; 3 added, 2 removed, 4 geometry changed, 5 attributes changed, 50 unchanged",
+    );
     const first = await current(store, D1);
     expect(first.changes?.against).toBeNull();
     expect(first.changes?.counts).toEqual({
