@@ -6,6 +6,8 @@ const skipS3 = process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "tru
 const skipAzure = process.env.GEOREFRESH_SKIP_AZURE === "1" && process.env.CI !== "true";
 // GEOREFRESH_SKIP_SLURM=1 likewise leaves out the Slurm array suites (*.slurm.test.ts).
 const skipSlurm = process.env.GEOREFRESH_SKIP_SLURM === "1" && process.env.CI !== "true";
+// GEOREFRESH_SKIP_POSTGIS=1 likewise leaves out the PostgreSQL + PostGIS suites (*.postgis.test.ts).
+const skipPostgis = process.env.GEOREFRESH_SKIP_POSTGIS === "1" && process.env.CI !== "true";
 
 export default defineConfig({
   test: {
@@ -15,6 +17,7 @@ export default defineConfig({
       ...(skipS3 ? ["test/**/*.s3.test.ts", "test/**/*.slurm.test.ts"] : []),
       ...(skipSlurm ? ["test/**/*.slurm.test.ts"] : []),
       ...(skipAzure ? ["test/**/*.azure.test.ts"] : []),
+      ...(skipPostgis ? ["test/**/*.postgis.test.ts"] : []),
     ],
     globalSetup: ["test/setup/services.ts"],
     reporters: ["default", "./test/setup/summary-reporter.ts"],

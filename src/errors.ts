@@ -25,6 +25,7 @@ export type ErrorCode =
   | "Stac"
   | "Report"
   | "Changes"
+  | "SinkSchema"
   | "Refresh"
   | "ComputeOutput"
   | "NonDeterministic"

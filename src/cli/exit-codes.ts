@@ -56,6 +56,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   Stac: EXIT.failed,
   Report: EXIT.failed,
   Changes: EXIT.failed,
+  SinkSchema: EXIT.usage,
   Refresh: EXIT.failed,
   ComputeOutput: EXIT.failed,
   NonDeterministic: EXIT.failed,

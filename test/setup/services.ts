@@ -30,6 +30,8 @@ declare module "vitest" {
     slurm: string | null;
     /** The test Azurite's blob service (scripts/azurite.sh), or null when its suites are left out. */
     azure: AzureTestEnv | null;
+    /** The test PostgreSQL + PostGIS server's URL (scripts/postgres.sh), or null when its suites are left out. */
+    postgres: string | null;
   }
 }
 
@@ -60,6 +62,33 @@ function startSlurm(project: TestProject): void {
       .trim();
   }
   project.provide("slurm", process.env.SLURM_CONF);
+}
+
+/**
+ * PostgreSQL 15 with PostGIS for the database sink suites: GEOREFRESH_TEST_POSTGRES_URL when set, else started with
+ * scripts/postgres.sh (which installs Debian's packages when missing). Never skipped in CI; outside CI,
+ * GEOREFRESH_SKIP_POSTGIS=1 leaves those suites out, loudly.
+ */
+function startPostgres(project: TestProject): void {
+  if (process.env.GEOREFRESH_SKIP_POSTGIS === "1" && process.env.CI !== "true") {
+    console.warn("\n*** GEOREFRESH_SKIP_POSTGIS=1: the PostGIS suites are NOT running. CI always runs them. ***\n");
+    project.provide("postgres", null);
+    return;
+  }
+  if (!process.env.GEOREFRESH_TEST_POSTGRES_URL) {
+    try {
+      execFileSync("bash", ["scripts/postgres.sh", "start"], {
+        stdio: ["ignore", "inherit", "inherit"],
+        timeout: 300_000,
+      });
+    } catch (error) {
+      throw new Error(
+        `could not start the test PostgreSQL (scripts/postgres.sh start): ${(error as Error).message}. As root it installs postgresql-15-postgis-3 from Debian; outside CI, GEOREFRESH_SKIP_POSTGIS=1 leaves the PostGIS suites out.`,
+      );
+    }
+    Object.assign(process.env, serverEnv("scripts/postgres.sh"));
+  }
+  project.provide("postgres", process.env.GEOREFRESH_TEST_POSTGRES_URL as string);
 }
 
 /**
@@ -116,6 +145,7 @@ export default async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   execFileSync("bash", ["scripts/test-deps.sh"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
   startSlurm(project);
+  startPostgres(project);
   await startAzurite(project);
   if (process.env.GEOREFRESH_SKIP_S3 === "1" && process.env.CI !== "true") {
     console.warn("\n*** GEOREFRESH_SKIP_S3=1: the S3 (Ceph RGW) suites are NOT running. CI always runs them. ***\n");

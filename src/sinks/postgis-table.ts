@@ -1,0 +1,89 @@
+import { quoteIdent, SinkSchemaError, sqlTypeOf } from "./sql-names.js";
+
+/** What a dataset's table in PostGIS holds, from its manifests: docs/sinks.md. */
+export interface SinkTableSpec {
+  schema: string;
+  table: string;
+  /** The natural key's columns (empty: rows are applied per partition). */
+  key: string[];
+  /** The artifact's columns as the manifest records them (name, Arrow type), geometry and covering included. */
+  columns: { name: string; type: string }[];
+  /** The storage CRS, e.g. "OGC:CRS84" or "EPSG:26913". */
+  crs: string;
+  /** Whether any geometry has Z. */
+  hasZ: boolean;
+}
+
+/** The columns every sink table has beside the data's: an attribute may not take their names. */
+export const SINK_COLUMNS = [
+  "region",
+  "geom",
+  "valid_from",
+  "content_digest",
+  "artifact_key",
+  "artifact_sha256",
+  "sink_run",
+  "retired_at",
+  "retired_by",
+] as const;
+
+/** The table recording which partition version each (dataset, region, logical date) has applied. */
+export const STATE_TABLE = "georefresh_sink_state";
+
+/** The SRID of a storage CRS: OGC:CRS84 is stored lon/lat, as PostGIS's 4326 is. */
+export function sridOf(crs: string): number {
+  if (crs === "OGC:CRS84" || crs === "OGC:CRS84h") return 4326;
+  const m = /^EPSG:(\d+)$/.exec(crs);
+  if (!m) throw new SinkSchemaError(`the storage CRS ${crs} has no EPSG code: PostGIS needs an SRID`);
+  return Number(m[1]);
+}
+
+/**
+ * The statements that make a dataset's table and the state table when missing (idempotent): the key's and the
+ * data's columns with their SQL types, a typed geometry column with a GiST index, provenance and retirement
+ * columns, and a unique constraint on (region, key) for keyed datasets.
+ */
+export function tableStatements(spec: SinkTableSpec): string[] {
+  const schema = quoteIdent(spec.schema, "schema");
+  const table = `${schema}.${quoteIdent(spec.table, "table name")}`;
+  const data = spec.columns.filter((c) => c.name !== "geometry" && c.name !== "bbox");
+  for (const c of data)
+    if ((SINK_COLUMNS as readonly string[]).includes(c.name))
+      throw new SinkSchemaError(
+        `column ${JSON.stringify(c.name)} of the data would clash with the sink's own column of that name (${SINK_COLUMNS.join(", ")}): rename it in the task`,
+      );
+  for (const k of spec.key)
+    if (!data.some((c) => c.name === k))
+      throw new SinkSchemaError(`the key column ${JSON.stringify(k)} is not in the data`);
+  const keyed = spec.key.length > 0;
+  const columns = [
+    `region text NOT NULL`,
+    ...data.map(
+      (c) =>
+        `${quoteIdent(c.name, "column")} ${sqlTypeOf(c.type, c.name)}${spec.key.includes(c.name) ? " NOT NULL" : ""}`,
+    ),
+    `geom geometry(${spec.hasZ ? "GeometryZ" : "Geometry"}, ${sridOf(spec.crs)})`,
+    `valid_from date NOT NULL`,
+    `content_digest text NOT NULL`,
+    `artifact_key text NOT NULL`,
+    `artifact_sha256 text NOT NULL`,
+    `sink_run text NOT NULL`,
+    `retired_at timestamptz`,
+    `retired_by text`,
+  ];
+  const unique = keyed ? [`UNIQUE (region, ${spec.key.map((k) => quoteIdent(k, "key column")).join(", ")})`] : [];
+  const index = quoteIdent(`${spec.table.slice(0, 50)}_geom_gist`, "index name");
+  return [
+    `CREATE SCHEMA IF NOT EXISTS ${schema}`,
+    `CREATE TABLE IF NOT EXISTS ${table} (\n  ${[...columns, ...unique].join(",\n  ")}\n)`,
+    `CREATE INDEX IF NOT EXISTS ${index} ON ${table} USING gist (geom)`,
+    `CREATE TABLE IF NOT EXISTS ${schema}.${STATE_TABLE} (
+  dataset text NOT NULL,
+  region text NOT NULL,
+  logical_date date NOT NULL,
+  sha256 text NOT NULL,
+  sink_run text NOT NULL,
+  PRIMARY KEY (dataset, region, logical_date)
+)`,
+  ];
+}
