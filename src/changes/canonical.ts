@@ -1,5 +1,6 @@
 import { DataType } from "apache-arrow";
 import type { Data, Vector } from "apache-arrow";
+import { GrowableBytes } from "../growable.js";
 
 /**
  * The canonical bytes of a value, so that a row's digest depends on its values and nothing else: every number
@@ -11,11 +12,7 @@ import type { Data, Vector } from "apache-arrow";
 export const TAG = { null: 0, number: 1, string: 2, true: 3, false: 4, bigint: 5, binary: 6, other: 7 } as const;
 
 /** A growable scratch buffer the encodings of one row are written into. */
-export class CanonicalBytes {
-  private buf = new Uint8Array(4096);
-  private view = new DataView(this.buf.buffer);
-  at = 0;
-
+export class CanonicalBytes extends GrowableBytes {
   reset(): void {
     this.at = 0;
   }
@@ -30,14 +27,6 @@ export class CanonicalBytes {
     const b = this.buf;
     for (let i = start; i < this.at; i++) h = Math.imul(h ^ (b[i] as number), 0x01000193);
     return h >>> 0;
-  }
-
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
-    grown.set(this.buf.subarray(0, this.at));
-    this.buf = grown;
-    this.view = new DataView(grown.buffer);
   }
 
   tag(t: number): void {

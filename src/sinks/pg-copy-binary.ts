@@ -1,3 +1,5 @@
+import { GrowableBytes } from "../growable.js";
+
 /**
  * PostgreSQL's binary COPY format (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format") for the few
  * types a sink writes: no text round trip for numbers, and WKB goes into a geometry column as it is (PostGIS's
@@ -12,10 +14,7 @@ const POSTGRES_EPOCH_DAYS = 10_957; // 2000-01-01 in days since 1970-01-01
 const EWKB_SRID = 0x20000000;
 
 /** A COPY … FROM STDIN (FORMAT binary) body, built row by row. */
-export class BinaryCopyWriter {
-  private buf = new Uint8Array(1 << 16);
-  private view = new DataView(this.buf.buffer);
-  private at = 0;
+export class BinaryCopyWriter extends GrowableBytes {
   private readonly text = new TextEncoder();
 
   constructor(
@@ -23,19 +22,12 @@ export class BinaryCopyWriter {
     /** The SRID written into geometries' EWKB headers. */
     private readonly srid = 0,
   ) {
+    super(1 << 16);
     this.room(19);
     this.buf.set(SIGNATURE, 0);
     this.view.setInt32(11, 0); // flags
     this.view.setInt32(15, 0); // header extension length
     this.at = 19;
-  }
-
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
-    grown.set(this.buf.subarray(0, this.at));
-    this.buf = grown;
-    this.view = new DataView(grown.buffer);
   }
 
   /** Bytes written since the last take(), to send; the buffer starts over. */
