@@ -1,35 +1,7 @@
 import type { Table } from "apache-arrow";
 import { digestReady, RowDigester, rowDigest } from "../changes/row-digest.js";
 import { binaryColumn } from "../geoparquet/columns.js";
-import type { CopyType } from "./pg-copy-binary.js";
 import { SinkSchemaError } from "./sql-names.js";
-
-/** The COPY type of an artifact column, from the type the manifest records. */
-export function copyTypeOf(arrowType: string, column: string): CopyType {
-  const t = /^Dictionary<[^,]+, (.+)>$/.exec(arrowType)?.[1] ?? arrowType;
-  const copy: Record<string, CopyType> = {
-    Utf8: "text",
-    LargeUtf8: "text",
-    Bool: "bool",
-    Int8: "int2",
-    Int16: "int2",
-    Int32: "int4",
-    Int64: "int8",
-    Uint8: "int2",
-    Uint16: "int4",
-    Uint32: "int8",
-    Float32: "float4",
-    Float64: "float8",
-    Binary: "bytea",
-    LargeBinary: "bytea",
-  };
-  const found = copy[t];
-  if (!found)
-    throw new SinkSchemaError(
-      `column ${JSON.stringify(column)} has type ${arrowType}, which the sink cannot load yet (text, integers, floats, booleans, bytes)`,
-    );
-  return found;
-}
 
 /**
  * An artifact's rows as a sink loads them: its data columns in the given order, then the geometry's WKB (as

@@ -14,10 +14,10 @@ import { readManifest } from "../../src/manifest/codec.js";
 import { manifestKey } from "../../src/manifest/layout.js";
 import type { ManifestEntry } from "../../src/manifest/types.js";
 import { refreshPartition } from "../../src/protocol/refresh.js";
-import { copyTypeOf, partitionRows } from "../../src/sinks/partition-rows.js";
+import { partitionRows } from "../../src/sinks/partition-rows.js";
 import { applyKeyedPartition } from "../../src/sinks/postgis-apply.js";
 import { sridOf, tableStatements } from "../../src/sinks/postgis-table.js";
-import { quoteIdent } from "../../src/sinks/sql-names.js";
+import { copyTypeOf, quoteIdent } from "../../src/sinks/sql-names.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { parcels, parcelsTask, writeFeed } from "../helpers/parcels-task.js";
 
