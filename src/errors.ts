@@ -26,6 +26,7 @@ export type ErrorCode =
   | "Report"
   | "Changes"
   | "SinkSchema"
+  | "SinkRefused"
   | "Refresh"
   | "ComputeOutput"
   | "NonDeterministic"
@@ -52,6 +53,7 @@ export type ErrorCode =
   | "AccessDenied"
   | "Unavailable"
   | "LockTimeout"
+  | "SinkConnect"
   | "Misconfigured"
   | "SpecialFile"
   | "Internal";

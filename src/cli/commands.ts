@@ -44,6 +44,10 @@ export const COMMANDS = {
     description: DESCRIPTIONS.changes,
     register: () => import("./commands/changes.js").then((m) => m.registerChanges),
   },
+  sink: {
+    description: DESCRIPTIONS.sink,
+    register: () => import("./commands/sink.js").then((m) => m.registerSink),
+  },
   stac: {
     description: DESCRIPTIONS.stac,
     register: () => import("./commands/stac.js").then((m) => m.registerStac),

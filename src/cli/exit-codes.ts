@@ -57,6 +57,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   Report: EXIT.failed,
   Changes: EXIT.failed,
   SinkSchema: EXIT.usage,
+  SinkRefused: EXIT.failed,
   Refresh: EXIT.failed,
   ComputeOutput: EXIT.failed,
   NonDeterministic: EXIT.failed,
@@ -84,6 +85,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   Misconfigured: EXIT.store,
   SpecialFile: EXIT.store,
   Internal: EXIT.store,
+  SinkConnect: EXIT.store,
 };
 
 /** Each exit code's meaning: `short` for --help, `long` for README's table. */
@@ -91,7 +93,7 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   0: { short: "success", long: "success" },
   1: {
     short: "the command ran and found a problem (a failed check, an invalid file or result)",
-    long: "the command ran and found a problem (a failed check, an invalid file, a tampered or unreadable manifest or snapshot; `gc` skipped a dataset it could not fully read; `--as-of` earlier than manifest history reaches; `stac` refused to write past an unreadable manifest, or stopped because another `stac` run of the dataset wrote the catalog meanwhile; `report` written, but some manifests could not be read; a manifest whose `promoted_at` is no real time is corrupt and named); `run`/`backfill`: a partition was `invalid` (validation or plausibility refused it, nothing was published)",
+    long: "the command ran and found a problem (a failed check, an invalid file, a tampered or unreadable manifest or snapshot; `gc` skipped a dataset it could not fully read; `--as-of` earlier than manifest history reaches; `stac` refused to write past an unreadable manifest, or stopped because another `stac` run of the dataset wrote the catalog meanwhile; `report` written, but some manifests could not be read; a manifest whose `promoted_at` is no real time is corrupt and named; `sink` refused a partition: duplicate keys, a row count unlike its manifest's, a column whose type changed; nothing was applied); `run`/`backfill`: a partition was `invalid` (validation or plausibility refused it, nothing was published)",
   },
   2: {
     short: "usage or configuration error, or a local input that cannot be read",
@@ -99,7 +101,7 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
   3: {
     short: "the store cannot be used as set up (credentials refused, bucket missing, ignores conditional writes)",
-    long: "the store cannot be used as set up: credentials refused, bucket missing, bad URL, credentials in the endpoint URL, ignores conditional writes, a symlink or special file in the filesystem store (a backfill stops starting partitions at the first such failure)",
+    long: "the store cannot be used as set up: credentials refused, bucket missing, bad URL, credentials in the endpoint URL, ignores conditional writes, a symlink or special file in the filesystem store (a backfill stops starting partitions at the first such failure); `sink`: the database cannot be reached or refused the login, or the GeoPackage cannot be opened",
   },
   4: {
     short: "run/backfill: a partition was superseded (another run promoted first; this one changed nothing)",

@@ -30,10 +30,21 @@ export interface Config {
   versions: VersionsFile;
   datasets: Record<
     string,
-    { task: TaskDefinition; ref: TaskRef; params: Record<string, unknown>; catalog: CatalogConfig }
+    {
+      task: TaskDefinition;
+      ref: TaskRef;
+      params: Record<string, unknown>;
+      catalog: CatalogConfig;
+      sink: SinkConfig;
+    }
   >;
   /** Where HTTP inputs may connect beyond the defaults, and the cap on one input's bytes (docs/inputs.md). */
   inputs: { allowHosts: string[]; maxBytes?: number };
+}
+
+/** Where `georefresh sink` applies a dataset (docs/sinks.md): the table's name, when not the dataset's own. */
+export interface SinkConfig {
+  table?: string;
 }
 
 /** What the STAC Collection says of a dataset (docs/stac.md); license defaults to "other". */
@@ -106,6 +117,7 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
         format?: unknown;
         events?: unknown;
         initialEvents?: unknown;
+        sink?: unknown;
       }
     >,
   )) {
@@ -149,11 +161,25 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
       ref,
       params: raw.params ?? {},
       catalog: catalogOf(raw.catalog, `${full}: dataset '${name}'`),
+      sink: sinkOf(raw.sink, `${full}: dataset '${name}'`),
     };
   }
   checkDatasets(datasets, versions, full, doc.versions === undefined ? undefined : resolve(base, String(doc.versions)));
   const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
   return { path: full, store: storeUrl, versions, datasets, inputs: inputsOf(doc.inputs, full) };
+}
+
+function sinkOf(raw: unknown, where: string): SinkConfig {
+  if (raw === undefined) return {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new ConfigError(`${where}: "sink" must be an object, e.g. { "table": "parcels" }`);
+  const out: SinkConfig = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (k !== "table") throw new ConfigError(`${where}: "sink" has an unknown field "${k}" (table)`);
+    if (typeof v !== "string" || !v) throw new ConfigError(`${where}: "sink.table" must be a non-empty string`);
+    out.table = v;
+  }
+  return out;
 }
 
 function catalogOf(raw: unknown, where: string): CatalogConfig {

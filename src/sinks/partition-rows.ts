@@ -8,9 +8,15 @@ import { SinkSchemaError } from "./sql-names.js";
  * stored: canonical little-endian ISO) and the row's content digest (docs/changes.md), so an unchanged row has an
  * unchanged digest whichever partition or run it came from.
  */
-export async function partitionRows(table: Table, key: string[], columns: string[]): Promise<unknown[][]> {
+export async function partitionRows(
+  table: Table,
+  key: string[],
+  columns: string[],
+  geometryColumn = "geometry",
+): Promise<unknown[][]> {
   await digestReady();
-  const digester = new RowDigester({ key, geometry: "geometry", skip: ["bbox"] }, table.numRows);
+  const skip = table.schema.fields.map((f) => f.name).filter((n) => n !== geometryColumn && !columns.includes(n));
+  const digester = new RowDigester({ key, geometry: geometryColumn, skip }, table.numRows);
   for (const batch of table.batches) digester.group(new (table.constructor as typeof Table)(batch));
   const digests = digester.finish();
   const vectors = columns.map((c) => {
@@ -18,12 +24,16 @@ export async function partitionRows(table: Table, key: string[], columns: string
     if (!v) throw new SinkSchemaError(`the artifact has no column ${JSON.stringify(c)}`);
     return v;
   });
-  const geometry = table.getChild("geometry");
-  if (!geometry) throw new SinkSchemaError("the artifact has no geometry column");
-  const wkb = binaryColumn(geometry, "geometry");
-  return Array.from({ length: table.numRows }, (_, i) => [
-    ...vectors.map((v) => v.get(i) as unknown),
-    wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]),
-    rowDigest(digests, i),
-  ]);
+  const geometry = table.getChild(geometryColumn);
+  if (!geometry) throw new SinkSchemaError(`the artifact has no geometry column ${JSON.stringify(geometryColumn)}`);
+  const wkb = binaryColumn(geometry, geometryColumn);
+  const rows = new Array<unknown[]>(table.numRows);
+  for (let i = 0; i < table.numRows; i++) {
+    const row = new Array<unknown>(columns.length + 2);
+    for (let c = 0; c < vectors.length; c++) row[c] = (vectors[c] as { get(i: number): unknown }).get(i);
+    row[columns.length] = wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]);
+    row[columns.length + 1] = rowDigest(digests, i);
+    rows[i] = row;
+  }
+  return rows;
 }

@@ -41,14 +41,18 @@ export class BinaryCopyWriter extends GrowableBytes {
     return this.at;
   }
 
-  /** One row: a value per column, in the layout's order (null or undefined for NULL). */
-  row(values: readonly unknown[]): void {
-    if (values.length !== this.types.length)
-      throw new Error(`a row of ${values.length} values for a layout of ${this.types.length} columns`);
+  /** One row: a value per column, in the layout's order (null or undefined for NULL); `before` and `after` are
+   * values around `values` (constants such as the region), so a caller need not copy every row to add them. */
+  row(values: readonly unknown[], before: readonly unknown[] = [], after: readonly unknown[] = []): void {
+    const n = before.length + values.length + after.length;
+    if (n !== this.types.length) throw new Error(`a row of ${n} values for a layout of ${this.types.length} columns`);
     this.room(2);
-    this.view.setInt16(this.at, values.length);
+    this.view.setInt16(this.at, n);
     this.at += 2;
-    values.forEach((v, i) => this.field(this.types[i] as CopyType, v));
+    let i = 0;
+    for (const v of before) this.field(this.types[i++] as CopyType, v);
+    for (const v of values) this.field(this.types[i++] as CopyType, v);
+    for (const v of after) this.field(this.types[i++] as CopyType, v);
   }
 
   private fixed(length: number, write: (at: number) => void): void {

@@ -27,7 +27,7 @@ export const SINK_COLUMNS = [
   "retired_by",
 ] as const;
 
-/** The table recording which partition version each (dataset, region, logical date) has applied. */
+/** The table recording which partition version (sha256) each sink table has applied for each (region, logical date). */
 export const STATE_TABLE = "georefresh_sink_state";
 
 /** The SRID of a storage CRS: OGC:CRS84 is stored lon/lat, as PostGIS's 4326 is. */
@@ -36,6 +36,19 @@ export function sridOf(crs: string): number {
   const m = /^EPSG:(\d+)$/.exec(crs);
   if (!m) throw new SinkSchemaError(`the storage CRS ${crs} has no EPSG code: PostGIS needs an SRID`);
   return Number(m[1]);
+}
+
+/** The state table (one per schema, shared by the sink tables in it), made when missing. */
+export function stateStatement(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema, "schema")}.${STATE_TABLE} (
+  table_name text NOT NULL,
+  dataset text NOT NULL,
+  region text NOT NULL,
+  logical_date date NOT NULL,
+  sha256 text NOT NULL,
+  sink_run text NOT NULL,
+  PRIMARY KEY (table_name, region, logical_date)
+)`;
 }
 
 /**
@@ -68,7 +81,7 @@ export function tableStatements(spec: SinkTableSpec): string[] {
     `artifact_key text NOT NULL`,
     `artifact_sha256 text NOT NULL`,
     `sink_run text NOT NULL`,
-    `retired_at timestamptz`,
+    `retired_at date`,
     `retired_by text`,
   ];
   const unique = keyed ? [`UNIQUE (region, ${spec.key.map((k) => quoteIdent(k, "key column")).join(", ")})`] : [];
@@ -77,13 +90,6 @@ export function tableStatements(spec: SinkTableSpec): string[] {
     `CREATE SCHEMA IF NOT EXISTS ${schema}`,
     `CREATE TABLE IF NOT EXISTS ${table} (\n  ${[...columns, ...unique].join(",\n  ")}\n)`,
     `CREATE INDEX IF NOT EXISTS ${index} ON ${table} USING gist (geom)`,
-    `CREATE TABLE IF NOT EXISTS ${schema}.${STATE_TABLE} (
-  dataset text NOT NULL,
-  region text NOT NULL,
-  logical_date date NOT NULL,
-  sha256 text NOT NULL,
-  sink_run text NOT NULL,
-  PRIMARY KEY (dataset, region, logical_date)
-)`,
+    stateStatement(spec.schema),
   ];
 }

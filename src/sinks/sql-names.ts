@@ -1,11 +1,7 @@
-import { GeorefreshError } from "../errors.js";
-import type { ErrorCode } from "../errors.js";
+import { SinkSchemaError } from "./errors.js";
 import type { CopyType } from "./pg-copy-binary.js";
 
-/** A name that cannot become a SQL identifier, or a column type no sink table can hold. */
-export class SinkSchemaError extends GeorefreshError {
-  override readonly code: ErrorCode = "SinkSchema";
-}
+export { SinkSchemaError } from "./errors.js";
 
 /** PostgreSQL truncates identifiers past 63 bytes without a word: two long names could become one. */
 export const MAX_IDENTIFIER_BYTES = 63;

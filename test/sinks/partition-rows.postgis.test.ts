@@ -77,10 +77,13 @@ describe("an artifact's rows in PostGIS", () => {
         columns: data.map((name) => ({ name, copy: copyTypeOf(type(name), name) })),
         run: "run-1",
       },
-      { region: "weld", date: partition.date, artifactKey: entry.artifact, sha256: entry.sha256, complete: true, rows },
+      { region: "weld", date: partition.date, artifactKey: entry.artifact, sha256: entry.sha256, rows: rows.length },
+      (async function* () {
+        yield rows;
+      })(),
     );
     await client.query("COMMIT");
-    expect(counts).toEqual({ inserted: 60, updated: 0, unchanged: 0, retired: 0 });
+    expect(counts).toEqual({ inserted: 60, updated: 0, unchanged: 0, retired: 0, deleted: 0 });
     const check = (
       await client.query(
         `SELECT count(*) FILTER (WHERE ST_IsValid(geom))::int AS valid, count(DISTINCT ST_SRID(geom))::int AS srids, min(ST_SRID(geom)) AS srid

@@ -6,7 +6,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyKeyedPartition } from "../../src/sinks/postgis-apply.js";
-import type { ApplyTarget, PartitionRows } from "../../src/sinks/postgis-apply.js";
+import type { ApplyTarget, PartitionMeta } from "../../src/sinks/postgis-apply.js";
 import { tableStatements } from "../../src/sinks/postgis-table.js";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
 
@@ -36,18 +36,25 @@ describe("applying a keyed partition to PostGIS", () => {
     ],
     run,
   });
-  const partition = (date: string, parcels: Parcel[], complete = true): PartitionRows => ({
-    region: "weld",
-    date,
-    artifactKey: `artifacts/parcels/region=weld/date=${date}/k.parquet`,
-    sha256: date.replace(/-/g, "").padEnd(64, "0"),
-    complete,
+  const partition = (date: string, parcels: Parcel[], region = "weld"): { meta: PartitionMeta; rows: unknown[][] } => ({
+    meta: {
+      region,
+      date,
+      artifactKey: `artifacts/parcels/region=${region}/date=${date}/k.parquet`,
+      sha256: date.replace(/-/g, "").padEnd(64, "0"),
+      rows: parcels.length,
+    },
     rows: rowsOf(parcels),
   });
-  const apply = async (run: string, p: PartitionRows) => {
+  // Two batches, as two row groups would come.
+  async function* batches(rows: unknown[][]) {
+    yield rows.slice(0, 1);
+    yield rows.slice(1);
+  }
+  const apply = async (run: string, p: { meta: PartitionMeta; rows: unknown[][] }) => {
     await client.query("BEGIN");
     try {
-      const counts = await applyKeyedPartition(client, target(run), p);
+      const counts = await applyKeyedPartition(client, target(run), p.meta, batches(p.rows));
       await client.query("COMMIT");
       return counts;
     } catch (error) {
@@ -85,7 +92,7 @@ describe("applying a keyed partition to PostGIS", () => {
     await client.end();
   });
 
-  it("leaves unchanged rows untouched, touches exactly the changed ones, retires only on complete payloads", async () => {
+  it("leaves unchanged rows untouched, touches exactly the changed ones, retires absent keys and un-retires returning ones", async () => {
     const d1: Parcel[] = [
       ["P1", "R1", -105],
       ["P2", "R1", -105.1],
@@ -96,6 +103,7 @@ describe("applying a keyed partition to PostGIS", () => {
       updated: 0,
       unchanged: 0,
       retired: 0,
+      deleted: 0,
     });
     const first = await snapshot();
     // The same partition again, by another run: nothing is written, not even a new row version.
@@ -104,6 +112,7 @@ describe("applying a keyed partition to PostGIS", () => {
       updated: 0,
       unchanged: 3,
       retired: 0,
+      deleted: 0,
     });
     expect(await snapshot()).toEqual(first);
 
@@ -118,6 +127,7 @@ describe("applying a keyed partition to PostGIS", () => {
       updated: 1,
       unchanged: 1,
       retired: 1,
+      deleted: 0,
     });
     const second = await snapshot();
     const byId = (rows: Record<string, string | null>[]) => new Map(rows.map((r) => [r.parcel_id, r]));
@@ -129,32 +139,28 @@ describe("applying a keyed partition to PostGIS", () => {
     expect(b.get("P3")?.retired_at).toMatch(/^2026-03-02/); // the logical date, not the wall clock
     expect(b.get("P4")).toMatchObject({ zoning: "R2", sink_run: "run-c" });
 
-    // A partial payload (a delta with P1 only) retires nothing.
-    expect(await apply("run-d", partition("2026-03-03", [["P1", "MU", -105]], false))).toEqual({
-      inserted: 0,
-      updated: 1,
-      unchanged: 0,
-      retired: 0,
-    });
-    expect((await snapshot()).filter((r) => r.retired_at === null).map((r) => r.parcel_id)).toEqual(["P1", "P2", "P4"]);
-
     // P3 comes back: un-retired.
     expect(
       await apply(
         "run-e",
         partition("2026-03-04", [
-          ["P1", "MU", -105],
+          ["P1", "R1", -105],
           ["P2", "C1", -105.1],
           ["P3", "AG", -105.2],
           ["P4", "R2", -105.3],
         ]),
       ),
-    ).toEqual({ inserted: 0, updated: 1, unchanged: 3, retired: 0 });
+    ).toEqual({ inserted: 0, updated: 1, unchanged: 3, retired: 0, deleted: 0 });
     expect(byId(await snapshot()).get("P3")).toMatchObject({ retired_at: null, retired_by: null, sink_run: "run-e" });
   });
 
-  it("refuses duplicate keys before they reach ON CONFLICT, and applies nothing", async () => {
+  it("refuses a row count unlike the manifest's, and duplicate keys before they reach ON CONFLICT, applying nothing", async () => {
     const before = await snapshot();
+    const short = partition("2026-03-05", [["P1", "R9", -105]]);
+    await expect(apply("run-x", { ...short, meta: { ...short.meta, rows: 2 } })).rejects.toThrow(
+      /weld 2026-03-05: 1 rows read from .*, but its manifest records 2; nothing was applied/,
+    );
+    expect(await snapshot()).toEqual(before);
     await expect(
       apply(
         "run-x",
@@ -164,6 +170,23 @@ describe("applying a keyed partition to PostGIS", () => {
         ]),
       ),
     ).rejects.toThrow(/duplicate keys in the partition \(\["P9"\]\); nothing was applied/);
+    expect(await snapshot()).toEqual(before);
+    // A region's first load is COPYed straight in: the unique constraint refuses the duplicate, named.
+    await expect(
+      apply(
+        "run-x",
+        partition(
+          "2026-03-05",
+          [
+            ["P9", "R1", -104],
+            ["P9", "R2", -104.1],
+          ],
+          "larimer",
+        ),
+      ),
+    ).rejects.toThrow(
+      /larimer 2026-03-05: duplicate key in the partition \(\(region, parcel_id\)=\(larimer, P9\) already exists\.\); nothing was applied/,
+    );
     expect(await snapshot()).toEqual(before);
   });
 });

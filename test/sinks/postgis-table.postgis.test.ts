@@ -58,7 +58,7 @@ describe("sink tables in PostGIS", () => {
       "artifact_key:text:NO",
       "artifact_sha256:text:NO",
       "sink_run:text:NO",
-      "retired_at:timestamp with time zone:YES",
+      "retired_at:date:YES",
       "retired_by:text:YES",
     ]);
     const table = `${quoteIdent(s.schema)}.${quoteIdent(s.table)}`;

@@ -1,0 +1,106 @@
+import type { Command } from "commander";
+import { loadScheme } from "../../store/backends.js";
+import { SnapshotError } from "../../manifest/snapshot.js";
+import { readPointer } from "../../manifest/snapshot.js";
+import { sinkDataset } from "../../sinks/run-sink.js";
+import type { SinkReport } from "../../sinks/run-sink.js";
+import { openDataset } from "../../views/reader.js";
+import type { Dataset, DatasetView } from "../../views/reader.js";
+import { DESCRIPTIONS } from "../descriptions.js";
+import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { err, out, printJson, reportError } from "../output.js";
+import { progressBar } from "../progress.js";
+
+type Opts = CommonOptions & { to: string; snapshot?: string; table?: string; dryRun?: boolean; quiet?: boolean };
+
+export function registerSink(program: Command): void {
+  program
+    .command("sink")
+    .description(DESCRIPTIONS.sink)
+    .argument("<dataset>")
+    .requiredOption(
+      "--to <url>",
+      "(required) postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass; PG* variables fill what the URL leaves out)",
+    )
+    .option(
+      "--snapshot <id>",
+      "the snapshot to apply: an id, or latest (default: latest; the current manifests when none is committed)",
+    )
+    .option("--table <name>", "the table (default: the config's sink.table, else the dataset's name with - and . as _)")
+    .option("--dry-run", "say what would be applied; read no artifact, change nothing")
+    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
+    .option("--store <url>", "override the config's store")
+    .option("--json", "machine-readable output")
+    .option("--quiet", "print nothing but errors")
+    .addHelpText(
+      "after",
+      `
+A keyed dataset (its task names a key) becomes one row per (region, key) at the region's latest logical date:
+unchanged rows are not touched, changed ones updated, new ones inserted, keys gone retired (retired_at), never
+deleted. A dataset without a key holds every partition; a changed partition is replaced whole. Everything
+happens in one transaction; a partition already applied at its version is never read. docs/sinks.md.
+
+  georefresh sink us-counties --to postgresql://me@localhost/gis?schema=georefresh
+  PGPASSWORD=… georefresh sink parcels --to postgresql://etl@db.internal:5432/gis --snapshot latest --json`,
+    )
+    .action(async (name: string, opts: Opts) => {
+      try {
+        const config = await openConfig(opts);
+        const entry = datasetOf(config, name);
+        await loadScheme(config.store);
+        const ds = openDataset(config.store, name);
+        try {
+          const view = await viewOf(ds, opts);
+          const tty = process.stderr.isTTY && !opts.json && !opts.quiet;
+          const started = Date.now();
+          const report = await sinkDataset({
+            view,
+            key: entry.task.key ?? [],
+            to: opts.to,
+            table: opts.table ?? entry.sink.table,
+            dryRun: opts.dryRun,
+            onPartition: tty
+              ? (_p, _c, done, of) =>
+                  err(`\r\x1b[K${progressBar(done, of, {}, Date.now() - started)}${done === of ? "\n" : ""}`)
+              : undefined,
+          });
+          if (opts.json) printJson({ ok: true, ...report });
+          else if (!opts.quiet) out(`${outcomeLine(report)}\n`);
+        } finally {
+          await ds.store.close();
+        }
+      } catch (error) {
+        process.exitCode = reportError(error, Boolean(opts.json));
+      }
+    });
+}
+
+/** A committed snapshot by default; with none committed yet, the current manifests (said on stderr). */
+async function viewOf(ds: Dataset, opts: Opts): Promise<DatasetView> {
+  const id = opts.snapshot ?? "latest";
+  if (id !== "latest" && !/^[0-9a-f]{16}$/.test(id))
+    throw new UsageError(`--snapshot ${id}: give a snapshot id (16 hex digits, as ls --json shows) or latest`);
+  if (id === "latest" && !(await readPointer(ds.store, ds.name))) {
+    const view = await ds.current();
+    if (!opts.quiet && !opts.json)
+      err(
+        `georefresh: ${ds.name} has no committed snapshot yet: applying the current manifests (${view.partitions.length} partitions). A backfill over every region, or finalize, commits one.\n`,
+      );
+    if (view.partitions.length === 0)
+      throw new SnapshotError(
+        `${ds.name} has no promoted partition: run georefresh backfill --dataset ${ds.name} first`,
+      );
+    return view;
+  }
+  return ds.snapshot(id);
+}
+
+function outcomeLine(r: SinkReport): string {
+  const p = r.partitions;
+  const what = `${r.dataset} → ${r.to} table ${r.table} (${r.view})`;
+  if (r.dryRun)
+    return `dry run: ${what}: would apply ${p.applied} partitions, ${p.unchanged} unchanged${p.gone ? `, ${p.gone} gone from the view` : ""}; nothing changed`;
+  const n = r.rows;
+  return `sink ${what}: ${p.applied} partitions applied, ${p.unchanged} unchanged${p.gone ? `, ${p.gone} gone from the view` : ""}; rows ${n.inserted} inserted, ${n.updated} updated, ${n.unchanged} unchanged, ${n.retired} retired${n.deleted ? `, ${n.deleted} replaced` : ""}`;
+}

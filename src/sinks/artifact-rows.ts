@@ -1,0 +1,65 @@
+import type { Table } from "apache-arrow";
+import { openRanged } from "../geoparquet/ranged-read.js";
+import { readGeoParquet } from "../geoparquet/read.js";
+import { storeSource } from "../geoparquet/store-source.js";
+import type { ObjectStore } from "../store/types.js";
+import type { ViewEntry } from "../views/reader.js";
+import { ReadError } from "../views/reader.js";
+import { partitionRows } from "./partition-rows.js";
+
+/** The 8 MiB ranges a large artifact is read in (docs/large-partitions.md). */
+const CHUNK = 8 * 2 ** 20;
+
+/** An artifact opened for a sink: its data columns with their Arrow types, and its rows one row group at a time. */
+export interface ArtifactRows {
+  /** The data columns (not the geometry, not the bbox covering) with their Arrow types, in file order. */
+  columns: { name: string; type: string }[];
+  /** Whether the geometry column declares Z (GeoParquet `geometry_types` ending in " Z"). */
+  hasZ: boolean;
+  /**
+   * Each row group's rows: the data columns' values in `columns` order, the WKB as stored, the content digest.
+   * The artifact's sha256 is checked after the last group: a mismatch throws, so the caller's transaction rolls
+   * back and nothing read from an altered artifact is kept.
+   */
+  batches(): AsyncGenerator<unknown[][]>;
+}
+
+export async function openArtifactRows(store: ObjectStore, entry: ViewEntry, key: string[]): Promise<ArtifactRows> {
+  const where = store.locate(entry.artifact);
+  const source = await storeSource(store, entry.artifact, CHUNK, entry.bytes);
+  const file = await openRanged(source, where, { chunkBytes: CHUNK });
+  const geometry = file.geo.primary_column;
+  const meta = file.geo.columns[geometry];
+  const covering = meta?.covering?.bbox?.xmin?.[0];
+  const hasZ = (meta?.geometry_types ?? []).some((t) => / Z$/.test(t));
+  const wanted = file.columns.filter((c) => c !== covering);
+  const groups = file.rowGroups(wanted);
+  // The first group tells the columns' types; an artifact with no rows has no group, and is small: read it whole.
+  const first = await groups.next();
+  const schemaOf = async (): Promise<Table> =>
+    first.done
+      ? (await readGeoParquet((await store.get(entry.artifact)).body, where, { columns: wanted })).table
+      : first.value.table;
+  const schema = (await schemaOf()).schema;
+  const columns = schema.fields
+    .filter((f) => f.name !== geometry && f.name !== covering)
+    .map((f) => ({ name: f.name, type: String(f.type) }));
+  for (const k of key)
+    if (!columns.some((c) => c.name === k))
+      throw new ReadError(
+        `${where} has no column ${JSON.stringify(k)} of the dataset's key: it was written before the task named this key; re-run the partition, or sink without the key`,
+      );
+  const names = columns.map((c) => c.name);
+  async function* batches(): AsyncGenerator<unknown[][]> {
+    if (!first.done) {
+      yield await partitionRows(first.value.table, key, names, geometry);
+      for await (const g of groups) yield await partitionRows(g.table, key, names, geometry);
+    }
+    const sha256 = await file.sha256();
+    if (sha256 !== entry.sha256)
+      throw new ReadError(
+        `${where} reads as sha256 ${sha256.slice(0, 12)}…, not the ${entry.sha256.slice(0, 12)}… the view names: the artifact was altered in the store; nothing was applied`,
+      );
+  }
+  return { columns, hasZ, batches };
+}

@@ -1,0 +1,17 @@
+import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
+
+/** A name that cannot become a SQL identifier, or a column type no sink table can hold (exit 2). */
+export class SinkSchemaError extends GeorefreshError {
+  override readonly code: ErrorCode = "SinkSchema";
+}
+
+/** A partition the sink refused to apply: duplicate keys, a count unlike its manifest's, a changed type (exit 1). */
+export class SinkRefusedError extends GeorefreshError {
+  override readonly code: ErrorCode = "SinkRefused";
+}
+
+/** The database cannot be reached or refused the login; the GeoPackage cannot be opened (exit 3). */
+export class SinkConnectError extends GeorefreshError {
+  override readonly code: ErrorCode = "SinkConnect";
+}

@@ -1,0 +1,28 @@
+import { SinkConnectError } from "./errors.js";
+import type { SinkKind } from "./sink.js";
+
+/**
+ * Every kind of sink, by what `--to` looks like; each loads only when used (pg or better-sqlite3 only for the run
+ * that needs it). A new kind is one file exporting a SinkKind plus one line here.
+ */
+const KINDS: { name: string; accepts(to: string): boolean; load(): Promise<SinkKind> }[] = [
+  {
+    name: "postgis",
+    accepts: (to) => /^postgres(ql)?:\/\//i.test(to),
+    load: async () => (await import("./postgis-sink.js")).postgisSink,
+  },
+];
+
+export async function sinkKindFor(to: string): Promise<SinkKind> {
+  const found = KINDS.find((k) => k.accepts(to));
+  if (!found)
+    throw new SinkConnectError(
+      `--to ${JSON.stringify(redact(to))} is neither a PostgreSQL URL (postgresql://user@host:port/database?schema=name) nor a GeoPackage path (ending in .gpkg)`,
+    );
+  return found.load();
+}
+
+/** A URL as a message may show it: no password. */
+export function redact(to: string): string {
+  return to.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1@");
+}

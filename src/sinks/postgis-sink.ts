@@ -1,0 +1,244 @@
+import pg from "pg";
+import { SinkConnectError, SinkRefusedError } from "./errors.js";
+import type { AppliedPartition } from "./plan.js";
+import { applyKeyedPartition, replacePartition } from "./postgis-apply.js";
+import type { ApplyTarget } from "./postgis-apply.js";
+import { sridOf, STATE_TABLE, stateStatement, tableStatements } from "./postgis-table.js";
+import type { SinkKind, SinkSession, SinkTableShape, SinkTransaction } from "./sink.js";
+import { copyTypeOf, quoteIdent, sqlTypeOf } from "./sql-names.js";
+
+/**
+ * A PostgreSQL database with PostGIS: `postgresql://user@host:port/db?schema=name` (libpq's form; what it leaves
+ * out comes from the PG* variables, as psql does). The password is never part of a message.
+ */
+export const postgisSink: SinkKind = {
+  name: "postgis",
+  async open(to) {
+    const { connectionString, schema, where } = parsePostgresUrl(to);
+    const client = new pg.Client({ connectionString, application_name: "georefresh sink" });
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw new SinkConnectError(
+        `cannot connect to ${where}: ${(error as Error).message}. Check the URL and the PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE)`,
+      );
+    }
+    // A connection lost mid-run rejects the query in flight; this only stops it from also crashing the process.
+    client.on("error", () => undefined);
+    return new PostgisSession(client, schema, where);
+  },
+};
+
+/** The URL pg connects with (without `schema`), the schema, and the URL as messages show it (no password). */
+export function parsePostgresUrl(to: string): { connectionString: string; schema: string; where: string } {
+  let url: URL;
+  try {
+    url = new URL(to);
+  } catch {
+    throw new SinkConnectError(
+      `--to is not a PostgreSQL URL: write postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass)`,
+    );
+  }
+  const schema = url.searchParams.get("schema") ?? "public";
+  url.searchParams.delete("schema");
+  const connectionString = url.toString();
+  const shown = new URL(connectionString);
+  if (shown.password) shown.password = "";
+  shown.searchParams.delete("password");
+  if (schema !== "public") shown.searchParams.set("schema", schema);
+  return { connectionString, schema, where: shown.toString() };
+}
+
+const ERR = { undefinedTable: "42P01", uniqueViolation: "23505", duplicateTable: "42P07", duplicateSchema: "42P06" };
+const codeOf = (error: unknown) => (error as { code?: string }).code;
+
+class PostgisSession implements SinkSession {
+  private readonly state: string;
+
+  constructor(
+    private readonly client: pg.Client,
+    private readonly schema: string,
+    readonly where: string,
+  ) {
+    this.state = `${quoteIdent(schema, "schema")}.${STATE_TABLE}`;
+  }
+
+  private qualified(table: string): string {
+    return `${quoteIdent(this.schema, "schema")}.${quoteIdent(table, "table name")}`;
+  }
+
+  async applied(table: string): Promise<AppliedPartition[]> {
+    try {
+      // The table itself must be there too: one a user dropped holds nothing, whatever the state says.
+      const res = await this.client.query(
+        `SELECT region, logical_date::text AS date, sha256 FROM ${this.state}
+          WHERE table_name = $1 AND to_regclass($2) IS NOT NULL ORDER BY region, logical_date`,
+        [table, this.qualified(table)],
+      );
+      return res.rows as AppliedPartition[];
+    } catch (error) {
+      if (codeOf(error) === ERR.undefinedTable) return [];
+      throw error;
+    }
+  }
+
+  async transaction<T>(table: string, work: (tx: SinkTransaction) => Promise<T>): Promise<T> {
+    await this.ensureShared();
+    await this.client.query("BEGIN");
+    try {
+      // Serialises sinks of this table (released at COMMIT or ROLLBACK, or when a killed sink's connection drops).
+      await this.client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `georefresh sink ${this.schema}.${table}`,
+      ]);
+      const result = await work(new PostgisTransaction(this.client, this.schema, table, this.state));
+      await this.client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await this.client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The schema and the state table, made in their own transaction: two sinks making them at once both succeed. */
+  private async ensureShared(): Promise<void> {
+    for (const sql of [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema, "schema")}`, stateStatement(this.schema)])
+      try {
+        await this.client.query(sql);
+      } catch (error) {
+        const code = codeOf(error);
+        if (code !== ERR.uniqueViolation && code !== ERR.duplicateTable && code !== ERR.duplicateSchema) throw error;
+      }
+  }
+
+  async close(): Promise<void> {
+    await this.client.end();
+  }
+}
+
+/** PostgreSQL's own spelling (format_type) of the SQL types sqlTypeOf gives. */
+const SPELLED: Record<string, string> = {
+  timestamptz: "timestamp with time zone",
+  timestamp: "timestamp without time zone",
+  "numeric(20)": "numeric(20,0)",
+};
+
+class PostgisTransaction implements SinkTransaction {
+  private readonly table: string;
+  run = "";
+
+  constructor(
+    private readonly client: pg.Client,
+    private readonly schema: string,
+    private readonly name: string,
+    private readonly state: string,
+  ) {
+    this.table = `${quoteIdent(schema, "schema")}.${quoteIdent(name, "table name")}`;
+  }
+
+  async applied(): Promise<AppliedPartition[]> {
+    const res = await this.client.query(
+      `SELECT region, logical_date::text AS date, sha256 FROM ${this.state}
+        WHERE table_name = $1 AND to_regclass($2) IS NOT NULL ORDER BY region, logical_date`,
+      [this.name, this.table],
+    );
+    return res.rows as AppliedPartition[];
+  }
+
+  async prepare(shape: SinkTableShape): Promise<void> {
+    const existing = await this.client.query(
+      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
+         FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`,
+      [this.table],
+    );
+    if (existing.rows.length === 0) {
+      for (const sql of tableStatements({
+        schema: this.schema,
+        table: this.name,
+        key: shape.key,
+        columns: shape.columns,
+        crs: shape.crs,
+        hasZ: shape.hasZ,
+      }))
+        await this.client.query(sql);
+      return;
+    }
+    const types = new Map(existing.rows.map((r) => [r.name as string, r.type as string]));
+    const geom = `geometry(${shape.hasZ ? "GeometryZ" : "Geometry"},${sridOf(shape.crs)})`;
+    if (types.get("geom") !== geom)
+      throw new SinkRefusedError(
+        `${this.where()}: its geometry column is ${types.get("geom") ?? "missing"}, but ${shape.dataset}'s artifacts need ${geom} (the storage CRS or Z changed): sink into a new table (config "sink": { "table": … })`,
+      );
+    for (const c of shape.columns) {
+      const sql = sqlTypeOf(c.type, c.name);
+      const has = types.get(c.name);
+      if (has === undefined) {
+        if (shape.key.includes(c.name))
+          throw new SinkRefusedError(
+            `${this.where()} has no key column ${JSON.stringify(c.name)}: the dataset's key changed; sink into a new table`,
+          );
+        await this.client.query(`ALTER TABLE ${this.table} ADD COLUMN ${quoteIdent(c.name, "column")} ${sql}`);
+      } else if (has !== (SPELLED[sql] ?? sql))
+        throw new SinkRefusedError(
+          `${this.where()}: column ${JSON.stringify(c.name)} is ${has}, but the artifact's ${c.type} needs ${sql}: change the column's type in the database, or sink into a new table`,
+        );
+    }
+  }
+
+  private where(): string {
+    return `table ${this.table}`;
+  }
+
+  async apply(shape: SinkTableShape, p: Parameters<SinkTransaction["apply"]>[1], batches: AsyncIterable<unknown[][]>) {
+    const target: ApplyTarget = {
+      table: this.table,
+      srid: sridOf(shape.crs),
+      key: shape.key,
+      columns: shape.columns.map((c) => ({ name: c.name, copy: copyTypeOf(c.type, c.name) })),
+      run: this.run,
+    };
+    return shape.key.length
+      ? applyKeyedPartition(this.client, target, p, batches)
+      : replacePartition(this.client, target, p, batches);
+  }
+
+  async retireRegion(region: string, date: string): Promise<number> {
+    const res = await this.client.query(
+      `UPDATE ${this.table} SET retired_at = $2::date, retired_by = $3 WHERE region = $1 AND retired_at IS NULL`,
+      [region, date, this.run],
+    );
+    return res.rowCount ?? 0;
+  }
+
+  async removePartition(region: string, date: string): Promise<number> {
+    const res = await this.client.query(`DELETE FROM ${this.table} WHERE region = $1 AND valid_from = $2::date`, [
+      region,
+      date,
+    ]);
+    return res.rowCount ?? 0;
+  }
+
+  async record(dataset: string, keyed: boolean, a: AppliedPartition): Promise<void> {
+    if (keyed)
+      await this.client.query(`DELETE FROM ${this.state} WHERE table_name = $1 AND region = $2`, [this.name, a.region]);
+    await this.client.query(
+      `INSERT INTO ${this.state} (table_name, dataset, region, logical_date, sha256, sink_run)
+       VALUES ($1, $2, $3, $4::date, $5, $6)
+       ON CONFLICT (table_name, region, logical_date) DO UPDATE SET sha256 = EXCLUDED.sha256, sink_run = EXCLUDED.sink_run`,
+      [this.name, dataset, a.region, a.date, a.sha256, this.run],
+    );
+  }
+
+  async forget(keyed: boolean, gone: AppliedPartition): Promise<void> {
+    if (keyed)
+      await this.client.query(`DELETE FROM ${this.state} WHERE table_name = $1 AND region = $2`, [
+        this.name,
+        gone.region,
+      ]);
+    else
+      await this.client.query(
+        `DELETE FROM ${this.state} WHERE table_name = $1 AND region = $2 AND logical_date = $3::date`,
+        [this.name, gone.region, gone.date],
+      );
+  }
+}

@@ -1,0 +1,99 @@
+import type { ObjectStore } from "../store/types.js";
+import type { DatasetView, ViewPartition } from "../views/reader.js";
+import { openArtifactRows } from "./artifact-rows.js";
+import { sinkKindFor } from "./kinds.js";
+import { planSink } from "./plan.js";
+import type { AppliedPartition, SinkPlan } from "./plan.js";
+import type { ApplyCounts, SinkTableShape } from "./sink.js";
+import { quoteIdent, tableNameFor } from "./sql-names.js";
+
+export interface SinkOptions {
+  /** The view to apply (a snapshot, or the current manifests). */
+  view: DatasetView;
+  /** The dataset's natural key (empty: every partition is applied as a whole). */
+  key: string[];
+  /** A PostgreSQL URL or a GeoPackage path. */
+  to: string;
+  /** The table's name (default: the dataset's, lower case, `-` and `.` as `_`). */
+  table?: string;
+  /** Plan only: say what would be applied, read no artifact, change nothing. */
+  dryRun?: boolean;
+  /** Called after each partition is applied (inside the transaction: nothing is visible before the end). */
+  onPartition?: (p: ViewPartition, counts: ApplyCounts, done: number, of: number) => void;
+}
+
+export interface SinkReport {
+  dataset: string;
+  /** The database, as messages show it (never a password). */
+  to: string;
+  table: string;
+  /** "snapshot <id>" or "current". */
+  view: string;
+  run: string;
+  dryRun: boolean;
+  partitions: { applied: number; unchanged: number; gone: number };
+  rows: ApplyCounts;
+  /** Each partition applied, with what it did. */
+  applied: { region: string; date: string; sha256: string; counts: ApplyCounts }[];
+}
+
+const zero = (): ApplyCounts => ({ inserted: 0, updated: 0, unchanged: 0, retired: 0, deleted: 0 });
+
+/**
+ * Applies a view of a dataset to a database table (docs/sinks.md): plan from the state table (one read), and
+ * when anything differs, one transaction that holds the table against other sinks, re-plans under the lock (a
+ * sink that waited finds its work done), reads only the partitions to apply, and records them.
+ */
+export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
+  const dataset = o.view.dataset;
+  const table = o.table ?? tableNameFor(dataset);
+  quoteIdent(table, "table name");
+  const keyed = o.key.length > 0;
+  const session = await (await sinkKindFor(o.to)).open(o.to);
+  try {
+    const first = planSink(table, o.view.partitions, await session.applied(table), keyed);
+    const report = (plan: SinkPlan, dryRun: boolean): SinkReport => ({
+      dataset,
+      to: session.where,
+      table,
+      view: o.view.source,
+      run: plan.run,
+      dryRun,
+      partitions: { applied: plan.apply.length, unchanged: plan.unchanged.length, gone: plan.gone.length },
+      rows: zero(),
+      applied: [],
+    });
+    if (o.dryRun || (first.apply.length === 0 && first.gone.length === 0)) return report(first, Boolean(o.dryRun));
+    return await session.transaction(table, async (tx) => {
+      const plan = planSink(table, o.view.partitions, await tx.applied(), keyed);
+      tx.run = plan.run;
+      const out = report(plan, false);
+      for (const p of plan.apply) {
+        const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key);
+        const shape: SinkTableShape = { dataset, key: o.key, columns: rows.columns, crs: p.entry.crs, hasZ: rows.hasZ };
+        await tx.prepare(shape);
+        const meta = {
+          region: p.region,
+          date: p.date,
+          artifactKey: p.entry.artifact,
+          sha256: p.entry.sha256,
+          rows: p.entry.rows,
+        };
+        const counts = await tx.apply(shape, meta, rows.batches());
+        await tx.record(dataset, keyed, { region: p.region, date: p.date, sha256: p.entry.sha256 });
+        for (const k of Object.keys(counts) as (keyof ApplyCounts)[]) out.rows[k] += counts[k];
+        out.applied.push({ region: p.region, date: p.date, sha256: p.entry.sha256, counts });
+        o.onPartition?.(p, counts, out.applied.length, plan.apply.length);
+      }
+      const latest = o.view.partitions.reduce((d, p) => (p.date > d ? p.date : d), "");
+      for (const g of plan.gone) {
+        if (keyed) out.rows.retired += await tx.retireRegion(g.region, latest || g.date);
+        else out.rows.deleted += await tx.removePartition(g.region, g.date);
+        await tx.forget(keyed, g as AppliedPartition);
+      }
+      return out;
+    });
+  } finally {
+    await session.close();
+  }
+}
