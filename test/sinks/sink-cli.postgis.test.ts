@@ -1,0 +1,175 @@
+/**
+ * `georefresh sink` as users run it, in processes of its own against the real server: kill -9 at random moments
+ * leaves the previous table or the complete new one, never a part, and the re-run ends where a clean sink ends;
+ * two sinks at once write every row once; hostile table and schema names are data, never SQL; a password in the
+ * URL is never printed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { refreshPartition } from "../../src/protocol/refresh.js";
+import { quoteIdent } from "../../src/sinks/sql-names.js";
+import { FsStore } from "../../src/store/fs.js";
+import { loadTask } from "../../src/task/task-ref.js";
+import { runCli, runCliHere, spawnCli } from "../helpers/cli.js";
+import { dateTwo, parcels, writeFeed } from "../helpers/parcels-task.js";
+
+const [D1, D2] = ["2026-03-01", "2026-03-02"];
+const N = 8000;
+const url = () => inject("postgres") as string;
+
+describe("georefresh sink in processes", () => {
+  let dir: string;
+  let config: string;
+  let client: pg.Client;
+  const schemas: string[] = [];
+  const schema = (name: string) => {
+    const s = `${name}_${process.pid}`;
+    schemas.push(s);
+    return s;
+  };
+  const to = (s: string) => `${url()}?schema=${encodeURIComponent(s)}`;
+  const sink = (s: string, ...extra: string[]) => ["sink", "parcels", "--config", config, "--to", to(s), ...extra];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "georefresh-sink-cli-"));
+    const helper = pathToFileURL(fileURLToPath(new URL("../helpers/parcels-task.ts", import.meta.url))).href;
+    writeFileSync(
+      join(dir, "task.mjs"),
+      `import { parcelsTask } from ${JSON.stringify(helper)};\nexport default parcelsTask(${JSON.stringify(dir)});\n`,
+    );
+    config = join(dir, "georefresh.config.json");
+    writeFileSync(config, JSON.stringify({ store: "./data", datasets: { parcels: { module: "./task.mjs" } } }));
+    const task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
+    const store = new FsStore(join(dir, "data"));
+    for (const region of ["weld", "larimer"]) {
+      writeFeed(dir, region, D1, parcels(N));
+      const r = await refreshPartition({
+        store,
+        task,
+        partition: { dataset: "parcels", region, date: D1 },
+        versions: {},
+      });
+      expect(r.outcome, r.message).toBe("promoted");
+    }
+    client = new pg.Client({ connectionString: url() });
+    await client.connect();
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE`);
+    await client.end();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The whole table, every column but xmin, in key order: what two sinks must agree on. */
+  const content = async (s: string, table = "parcels") => {
+    const exists = (
+      await client.query(`SELECT to_regclass($1) IS NOT NULL AS e`, [`${quoteIdent(s)}.${quoteIdent(table)}`])
+    ).rows[0].e as boolean;
+    if (!exists) return [];
+    return (
+      await client.query(
+        `SELECT region, parcel_id, zoning, owner, encode(ST_AsEWKB(geom), 'hex') AS geom, valid_from::text, content_digest,
+                artifact_key, artifact_sha256, sink_run, retired_at::text, retired_by
+           FROM ${quoteIdent(s)}.${quoteIdent(table)} ORDER BY region, parcel_id`,
+      )
+    ).rows;
+  };
+  const xmins = async (s: string) =>
+    (await client.query(`SELECT count(DISTINCT xmin::text)::int AS n FROM ${quoteIdent(s)}.parcels`)).rows[0]
+      .n as number;
+
+  it("kill -9 at random moments leaves the old table or the whole new one; the re-run ends where a clean sink ends", async () => {
+    const clean = schema("clean");
+    const started = Date.now();
+    const first = await runCli(sink(clean));
+    const took = Date.now() - started;
+    expect(first.code, first.stderr).toBe(0);
+    const expected = await content(clean);
+    expect(expected).toHaveLength(2 * N);
+
+    const seen = { before: 0, after: 0 };
+    for (let trial = 0; trial < 4; trial++) {
+      const s = schema(`kill${trial}`);
+      const child = spawnCli(sink(s));
+      const exited = new Promise((r) => child.on("exit", r));
+      // Anywhere from process start to the end of a clean run, weighted towards the transaction's part of it.
+      await new Promise((r) => setTimeout(r, took * (0.35 + 0.6 * Math.random())));
+      child.kill("SIGKILL");
+      await exited;
+      const left = await content(s);
+      // All or nothing: the rows a killed sink leaves are the previous state (none) or the whole new one.
+      expect([0, 2 * N]).toContain(left.length);
+      seen[left.length ? "after" : "before"]++;
+      if (left.length) expect(left).toEqual(expected);
+      const rerun = await runCli(sink(s));
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(await content(s)).toEqual(expected);
+    }
+    expect(seen.before).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("two sinks at once: one applies, the other finds the work done; every row written once", async () => {
+    const s = schema("two");
+    const [a, b] = await Promise.all([runCli(sink(s, "--json")), runCli(sink(s, "--json"))]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const applied = [a, b].map((r) => (JSON.parse(r.stdout) as { partitions: { applied: number } }).partitions.applied);
+    expect(applied.sort()).toEqual([0, 2]);
+    expect(await xmins(s)).toBe(1); // one transaction wrote every row
+    expect(await content(s)).toEqual(await content(schemas[0] as string));
+
+    // A change to weld, sunk by two at once: its 13 changed rows written by one transaction, nothing else touched.
+    writeFeed(dir, "weld", D2, dateTwo(parcels(N)));
+    const task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
+    const r = await refreshPartition({
+      store: new FsStore(join(dir, "data")),
+      task,
+      partition: { dataset: "parcels", region: "weld", date: D2 },
+      versions: {},
+    });
+    expect(r.outcome, r.message).toBe("promoted");
+    const [c, d] = await Promise.all([runCli(sink(s, "--json")), runCli(sink(s, "--json"))]);
+    expect([c.code, d.code]).toEqual([0, 0]);
+    const rows = [c, d].map(
+      (x) => JSON.parse(x.stdout) as { rows: { inserted: number; updated: number; retired: number } },
+    );
+    const total = rows.reduce((n, x) => n + x.rows.inserted + x.rows.updated + x.rows.retired, 0);
+    expect(total).toBe(13);
+    expect(await xmins(s)).toBe(2);
+  }, 120_000);
+
+  it("quotes hostile table and schema names, and never prints the password", async () => {
+    await client.query("CREATE TABLE IF NOT EXISTS sentinel (id int)");
+    const s = schema(`we ird"; DROP TABLE sentinel; --`);
+    const table = `pa"rcels; DROP TABLE sentinel; --`;
+    const withPassword = to(s).replace("://georefresh@", "://georefresh:hunter2@");
+    const r = await runCliHere(["sink", "parcels", "--config", config, "--to", withPassword, "--table", table]);
+    expect(r.code, r.stderr).toBe(0);
+    // weld at D2 (8001 rows, promoted above) and larimer at D1.
+    expect(r.stdout).toMatch(/2 partitions applied, 0 unchanged; rows 16001 inserted/);
+    expect(`${r.stdout}${r.stderr}`).not.toContain("hunter2");
+    expect((await content(s, table)).length).toBe(2 * N + 1);
+    expect((await client.query(`SELECT count(*)::int AS n FROM sentinel`)).rows[0].n).toBe(0); // still there
+
+    // A server that is not there: exit 3, saying where (without the password) and what to check.
+    const down = await runCliHere([
+      "sink",
+      "parcels",
+      "--config",
+      config,
+      "--to",
+      "postgresql://me:hunter2@127.0.0.1:1/db",
+      "--json",
+    ]);
+    expect(down.code).toBe(3);
+    const body = JSON.parse(down.stdout) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("SinkConnect");
+    expect(body.error.message).toMatch(/cannot connect to postgresql:\/\/\*\*\*@127\.0\.0\.1:1\/db: .*PGPASSWORD/);
+    expect(`${down.stdout}${down.stderr}`).not.toContain("hunter2");
+    await client.query("DROP TABLE sentinel");
+  }, 60_000);
+});
