@@ -11,6 +11,11 @@ const KINDS: { name: string; accepts(to: string): boolean; load(): Promise<SinkK
     accepts: (to) => /^postgres(ql)?:\/\//i.test(to),
     load: async () => (await import("./postgis-sink.js")).postgisSink,
   },
+  {
+    name: "geopackage",
+    accepts: (to) => /\.gpkg$/i.test(to) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(to),
+    load: async () => (await import("./geopackage-sink.js")).geopackageSink,
+  },
 ];
 
 export async function sinkKindFor(to: string): Promise<SinkKind> {

@@ -1,0 +1,428 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import Database from "better-sqlite3";
+import { SinkConnectError, SinkRefusedError, SinkSchemaError } from "./errors.js";
+import { gpkgEnvelope, gpkgGeometry } from "./gpkg-geometry.js";
+import {
+  GPKG_APPLICATION_ID,
+  GPKG_USER_VERSION,
+  gpkgSystemStatements,
+  rtreeStatements,
+  srsRow,
+} from "./gpkg-schema.js";
+import type { AppliedPartition } from "./plan.js";
+import { sridOf, STATE_TABLE } from "./postgis-table.js";
+import type {
+  ApplyCounts,
+  PartitionMeta,
+  RowBatches,
+  SinkKind,
+  SinkSession,
+  SinkTableShape,
+  SinkTransaction,
+} from "./sink.js";
+import { SINK_COLUMNS } from "./postgis-table.js";
+
+/**
+ * A GeoPackage file (OGC GeoPackage 1.3): the embedded sink, no server. The same semantics as PostGIS in one
+ * SQLite transaction (BEGIN IMMEDIATE: a second sink waits for the first, then finds its work done), with the
+ * R-tree spatial index kept by the standard triggers, whose ST_* functions this connection provides.
+ */
+export const geopackageSink: SinkKind = {
+  name: "geopackage",
+  async open(to) {
+    const path = resolve(to);
+    checkFile(path);
+    let db: Database.Database;
+    try {
+      // Ten minutes for another sink of the same file to finish (its whole transaction), then "database is locked".
+      db = new Database(path, { timeout: 600_000 });
+      db.pragma("journal_mode = DELETE"); // a rollback journal: the file stands alone after every commit
+    } catch (error) {
+      throw new SinkConnectError(`cannot open the GeoPackage ${path}: ${(error as Error).message}`);
+    }
+    registerFunctions(db);
+    return new GeopackageSession(db, path);
+  },
+};
+
+/** Refuses to write into a file that is something else than a GeoPackage (or empty, or new). */
+function checkFile(path: string): void {
+  if (!existsSync(path)) return;
+  const st = statSync(path);
+  if (!st.isFile()) throw new SinkConnectError(`${path} is not a file: give the path of a .gpkg file`);
+  if (st.size === 0) return;
+  const head = readFileSync(path).subarray(0, 100);
+  const sqlite = head.subarray(0, 16).toString("latin1") === "SQLite format 3\0";
+  const appId = head.length >= 72 ? head.readUInt32BE(68) : 0;
+  if (!sqlite || (appId !== GPKG_APPLICATION_ID && appId !== 0))
+    throw new SinkConnectError(
+      `${path} is not a GeoPackage (${sqlite ? `SQLite application_id 0x${appId.toString(16)}` : "not even SQLite"}): refusing to write into it; give a new path`,
+    );
+}
+
+/** The functions the R-tree triggers call (GeoPackage 1.3 annex F.3), over GeoPackage blobs. */
+function registerFunctions(db: Database.Database): void {
+  const env = (g: unknown) => (g instanceof Uint8Array ? gpkgEnvelope(g) : null);
+  const opts = { deterministic: true };
+  db.function("ST_IsEmpty", opts, (g: unknown) => (g === null ? null : env(g) === null ? 1 : 0));
+  db.function("ST_MinX", opts, (g: unknown) => env(g)?.[0] ?? null);
+  db.function("ST_MaxX", opts, (g: unknown) => env(g)?.[1] ?? null);
+  db.function("ST_MinY", opts, (g: unknown) => env(g)?.[2] ?? null);
+  db.function("ST_MaxY", opts, (g: unknown) => env(g)?.[3] ?? null);
+}
+
+/** SQLite identifiers, always double-quoted; a NUL cannot be one. */
+function q(name: string, what: string): string {
+  if (name.length === 0) throw new SinkSchemaError(`${what} is empty: give it a name`);
+  if (name.includes("\0")) throw new SinkSchemaError(`${what} ${JSON.stringify(name)} holds a NUL character`);
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** GeoPackage column types (1.3 table 1) of the Arrow types a sink loads, and how a value is bound. */
+const GPKG_TYPES: Record<string, string> = {
+  Utf8: "TEXT",
+  LargeUtf8: "TEXT",
+  Bool: "BOOLEAN",
+  Int8: "TINYINT",
+  Int16: "SMALLINT",
+  Int32: "INTEGER",
+  Int64: "INTEGER",
+  Uint8: "SMALLINT",
+  Uint16: "INTEGER",
+  Uint32: "INTEGER",
+  Float32: "FLOAT",
+  Float64: "DOUBLE",
+  Binary: "BLOB",
+  LargeBinary: "BLOB",
+};
+
+function gpkgTypeOf(arrowType: string, column: string): string {
+  const t = /^Dictionary<[^,]+, (.+)>$/.exec(arrowType)?.[1] ?? arrowType;
+  const found = GPKG_TYPES[t];
+  if (!found)
+    throw new SinkSchemaError(
+      `column ${JSON.stringify(column)} has type ${arrowType}, which the GeoPackage sink cannot load yet (text, integers, floats, booleans, bytes)`,
+    );
+  return found;
+}
+
+/** A value as better-sqlite3 binds it: booleans as 0/1, bytes as a Buffer. */
+function bindable(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v instanceof Uint8Array && !Buffer.isBuffer(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return v;
+}
+
+class GeopackageSession implements SinkSession {
+  constructor(
+    private readonly db: Database.Database,
+    readonly where: string,
+  ) {}
+
+  async applied(table: string): Promise<AppliedPartition[]> {
+    return readState(this.db, table);
+  }
+
+  async transaction<T>(table: string, work: (tx: SinkTransaction) => Promise<T>): Promise<T> {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      this.db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
+      this.db.pragma(`user_version = ${GPKG_USER_VERSION}`);
+      for (const sql of gpkgSystemStatements()) this.db.exec(sql);
+      const tx = new GeopackageTransaction(this.db, table);
+      const result = await work(tx);
+      tx.finish();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+function readState(db: Database.Database, table: string): AppliedPartition[] {
+  const has = (name: string) =>
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+  if (!has(STATE_TABLE) || !has(table)) return [];
+  return db
+    .prepare(
+      `SELECT region, logical_date AS date, sha256 FROM ${STATE_TABLE} WHERE table_name = ? ORDER BY region, logical_date`,
+    )
+    .all(table) as AppliedPartition[];
+}
+
+const PROVENANCE = ["valid_from", "artifact_key", "artifact_sha256", "sink_run"];
+
+class GeopackageTransaction implements SinkTransaction {
+  run = "";
+  private readonly t: string;
+  private srsId = 0;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly name: string,
+  ) {
+    this.t = q(name, "table name");
+  }
+
+  async applied(): Promise<AppliedPartition[]> {
+    return readState(this.db, this.name);
+  }
+
+  async prepare(shape: SinkTableShape): Promise<void> {
+    this.srsId = sridOf(shape.crs);
+    for (const c of shape.columns)
+      if ((SINK_COLUMNS as readonly string[]).includes(c.name) || c.name === "fid")
+        throw new SinkSchemaError(
+          `column ${JSON.stringify(c.name)} of the data would clash with the sink's own column of that name (fid, ${SINK_COLUMNS.join(", ")}): rename it in the task`,
+        );
+    const existing = this.db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(this.name) as {
+      name: string;
+      type: string;
+    }[];
+    if (existing.length === 0) return this.create(shape);
+    const types = new Map(existing.map((r) => [r.name, r.type]));
+    const z = this.db
+      .prepare(`SELECT z, srs_id FROM gpkg_geometry_columns WHERE table_name = ? AND column_name = 'geom'`)
+      .get(this.name) as { z: number; srs_id: number } | undefined;
+    if (!z || z.srs_id !== this.srsId || (z.z === 1) !== shape.hasZ)
+      throw new SinkRefusedError(
+        `${this.t}: its geometry column is ${z ? `SRS ${z.srs_id}${z.z === 1 ? " with Z" : ""}` : "not registered"}, but ${shape.dataset}'s artifacts are SRS ${this.srsId}${shape.hasZ ? " with Z" : ""}: sink into a new table`,
+      );
+    for (const c of shape.columns) {
+      const type = gpkgTypeOf(c.type, c.name);
+      const has = types.get(c.name);
+      if (has === undefined) {
+        if (shape.key.includes(c.name))
+          throw new SinkRefusedError(
+            `${this.t} has no key column ${JSON.stringify(c.name)}: the dataset's key changed; sink into a new table`,
+          );
+        this.db.exec(`ALTER TABLE ${this.t} ADD COLUMN ${q(c.name, "column")} ${type}`);
+      } else if (has !== type)
+        throw new SinkRefusedError(
+          `${this.t}: column ${JSON.stringify(c.name)} is ${has}, but the artifact's ${c.type} needs ${type}: sink into a new table`,
+        );
+    }
+  }
+
+  private create(shape: SinkTableShape): void {
+    for (const k of shape.key)
+      if (!shape.columns.some((c) => c.name === k))
+        throw new SinkSchemaError(`the key column ${JSON.stringify(k)} is not in the data`);
+    const columns = [
+      `fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL`,
+      `geom GEOMETRY`,
+      `region TEXT NOT NULL`,
+      ...shape.columns.map(
+        (c) => `${q(c.name, "column")} ${gpkgTypeOf(c.type, c.name)}${shape.key.includes(c.name) ? " NOT NULL" : ""}`,
+      ),
+      `valid_from DATE NOT NULL`,
+      `content_digest TEXT NOT NULL`,
+      `artifact_key TEXT NOT NULL`,
+      `artifact_sha256 TEXT NOT NULL`,
+      `sink_run TEXT NOT NULL`,
+      `retired_at DATE`,
+      `retired_by TEXT`,
+      ...(shape.key.length ? [`UNIQUE (region, ${shape.key.map((k) => q(k, "key column")).join(", ")})`] : []),
+    ];
+    this.db.exec(`CREATE TABLE ${this.t} (\n  ${columns.join(",\n  ")}\n)`);
+    if (!shape.key.length)
+      this.db.exec(`CREATE INDEX ${q(`${this.name}_partition`, "index")} ON ${this.t} (region, valid_from)`);
+    const srs = srsRow(this.srsId);
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition, description)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(srs.name, srs.id, srs.organization, srs.code, srs.definition, srs.description);
+    this.db
+      .prepare(
+        `INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, srs_id)
+         VALUES (?, 'features', ?, ?, '1970-01-01T00:00:00.000Z', ?)`,
+      )
+      .run(this.name, this.name, `${shape.dataset}, applied by georefresh sink`, this.srsId);
+    this.db
+      .prepare(
+        `INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES (?, 'geom', 'GEOMETRY', ?, ?, 0)`,
+      )
+      .run(this.name, this.srsId, shape.hasZ ? 1 : 0);
+    for (const sql of rtreeStatements(this.name)) this.db.exec(sql);
+  }
+
+  /** Each row's values: region?, the data's, the geometry blob, the digest, then provenance when asked. */
+  private *rows(batch: unknown[][], n: number, before: unknown[], after: unknown[]): Generator<unknown[]> {
+    for (const row of batch) {
+      const out = new Array<unknown>(before.length + n + 2 + after.length);
+      let i = 0;
+      for (const v of before) out[i++] = v;
+      for (let c = 0; c < n; c++) out[i++] = bindable(row[c]);
+      out[i++] = gpkgGeometry(row[n] as Uint8Array, this.srsId);
+      out[i++] = row[n + 1];
+      for (const v of after) out[i++] = v;
+      yield out;
+    }
+  }
+
+  private async insertAll(
+    sql: string,
+    shape: SinkTableShape,
+    p: PartitionMeta,
+    batches: RowBatches,
+    around: { before: unknown[]; after: unknown[] },
+  ): Promise<number> {
+    const stmt = this.db.prepare(sql);
+    let sent = 0;
+    for await (const batch of batches) {
+      for (const values of this.rows(batch, shape.columns.length, around.before, around.after)) stmt.run(values);
+      sent += batch.length;
+    }
+    if (sent !== p.rows)
+      throw new SinkRefusedError(
+        `${p.region} ${p.date}: ${sent} rows read from ${p.artifactKey}, but its manifest records ${p.rows}; nothing was applied`,
+      );
+    return sent;
+  }
+
+  async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches): Promise<ApplyCounts> {
+    const names = shape.columns.map((c) => q(c.name, "column"));
+    const all = ["region", ...names, "geom", "content_digest", ...PROVENANCE];
+    const into = `INSERT INTO ${this.t} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")})`;
+    const provenance = [p.date, p.artifactKey, p.sha256, this.run];
+    if (!shape.key.length) {
+      const deleted = this.db
+        .prepare(`DELETE FROM ${this.t} WHERE region = ? AND valid_from = ?`)
+        .run(p.region, p.date).changes;
+      const n = await this.insertAll(into, shape, p, batches, { before: [p.region], after: provenance });
+      return { inserted: n, updated: 0, unchanged: 0, retired: 0, deleted };
+    }
+    const keys = shape.key.map((k) => q(k, "key column"));
+    const fresh = this.db.prepare(`SELECT 1 FROM ${this.t} WHERE region = ? LIMIT 1`).get(p.region) === undefined;
+    if (fresh) {
+      try {
+        const n = await this.insertAll(into, shape, p, batches, { before: [p.region], after: provenance });
+        return { inserted: n, updated: 0, unchanged: 0, retired: 0, deleted: 0 };
+      } catch (error) {
+        if ((error as { code?: string }).code !== "SQLITE_CONSTRAINT_UNIQUE") throw error;
+        throw new SinkRefusedError(
+          `${p.region} ${p.date}: duplicate key in the partition (${(error as Error).message}); nothing was applied`,
+        );
+      }
+    }
+    this.db.exec(`DROP TABLE IF EXISTS temp.georefresh_stage`);
+    this.db.exec(`CREATE TEMP TABLE georefresh_stage (${[...names, "geom", "content_digest"].join(", ")})`);
+    const staged = await this.insertAll(
+      `INSERT INTO temp.georefresh_stage VALUES (${[...names, "geom", "content_digest"].map(() => "?").join(", ")})`,
+      shape,
+      p,
+      batches,
+      { before: [], after: [] },
+    );
+    const dup = this.db
+      .prepare(
+        `SELECT ${keys.join(", ")} FROM temp.georefresh_stage GROUP BY ${keys.join(", ")} HAVING count(*) > 1 LIMIT 3`,
+      )
+      .raw()
+      .all() as unknown[][];
+    if (dup.length)
+      throw new SinkRefusedError(
+        `${p.region} ${p.date}: duplicate keys in the partition (${dup.map((k) => JSON.stringify(k)).join(", ")}); nothing was applied`,
+      );
+    this.db.exec(`CREATE INDEX temp.georefresh_stage_key ON georefresh_stage (${keys.join(", ")})`);
+    const match = keys.map((k) => `t.${k} = s.${k}`).join(" AND ");
+    const counts = this.db
+      .prepare(
+        `SELECT count(*) FILTER (WHERE t.fid IS NULL) AS inserted,
+                count(*) FILTER (WHERE t.fid IS NOT NULL AND (t.content_digest IS NOT s.content_digest OR t.retired_at IS NOT NULL)) AS updated
+           FROM temp.georefresh_stage s LEFT JOIN ${this.t} t ON t.region = ? AND ${match}`,
+      )
+      .get(p.region) as { inserted: number; updated: number };
+    const set = [...names.filter((n) => !keys.includes(n)), "geom", "content_digest", ...PROVENANCE]
+      .map((n) => `${n} = excluded.${n}`)
+      .join(", ");
+    this.db
+      .prepare(
+        `INSERT INTO ${this.t} (${all.join(", ")})
+         SELECT ?, ${names.join(", ")}, geom, content_digest, ?, ?, ?, ? FROM temp.georefresh_stage WHERE true
+         ON CONFLICT (region, ${keys.join(", ")}) DO UPDATE SET ${set}, retired_at = NULL, retired_by = NULL
+         WHERE content_digest IS NOT excluded.content_digest OR retired_at IS NOT NULL`,
+      )
+      .run(p.region, ...provenance);
+    const retired = this.db
+      .prepare(
+        `UPDATE ${this.t} AS t SET retired_at = ?, retired_by = ?
+          WHERE t.region = ? AND t.retired_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM temp.georefresh_stage s WHERE ${match})`,
+      )
+      .run(p.date, this.run, p.region).changes;
+    this.db.exec(`DROP TABLE temp.georefresh_stage`);
+    return {
+      inserted: counts.inserted,
+      updated: counts.updated,
+      unchanged: staged - counts.inserted - counts.updated,
+      retired,
+      deleted: 0,
+    };
+  }
+
+  async retireRegion(region: string, date: string): Promise<number> {
+    return this.db
+      .prepare(`UPDATE ${this.t} SET retired_at = ?, retired_by = ? WHERE region = ? AND retired_at IS NULL`)
+      .run(date, this.run, region).changes;
+  }
+
+  async removePartition(region: string, date: string): Promise<number> {
+    return this.db.prepare(`DELETE FROM ${this.t} WHERE region = ? AND valid_from = ?`).run(region, date).changes;
+  }
+
+  async record(dataset: string, keyed: boolean, a: AppliedPartition): Promise<void> {
+    if (keyed)
+      this.db.prepare(`DELETE FROM ${STATE_TABLE} WHERE table_name = ? AND region = ?`).run(this.name, a.region);
+    this.db
+      .prepare(
+        `INSERT INTO ${STATE_TABLE} (table_name, dataset, region, logical_date, sha256, sink_run) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (table_name, region, logical_date) DO UPDATE SET sha256 = excluded.sha256, sink_run = excluded.sink_run`,
+      )
+      .run(this.name, dataset, a.region, a.date, a.sha256, this.run);
+  }
+
+  async forget(keyed: boolean, gone: AppliedPartition): Promise<void> {
+    if (keyed)
+      this.db.prepare(`DELETE FROM ${STATE_TABLE} WHERE table_name = ? AND region = ?`).run(this.name, gone.region);
+    else
+      this.db
+        .prepare(`DELETE FROM ${STATE_TABLE} WHERE table_name = ? AND region = ? AND logical_date = ?`)
+        .run(this.name, gone.region, gone.date);
+  }
+
+  /** gpkg_contents: the extent from the R-tree, and last_change from the logical dates (never the wall clock). */
+  finish(): void {
+    const exists = this.db.prepare(`SELECT 1 FROM gpkg_contents WHERE table_name = ?`).get(this.name);
+    if (!exists) return;
+    const rtree = q(`rtree_${this.name}_geom`, "R-tree");
+    const ext = this.db
+      .prepare(`SELECT min(minx) AS minx, min(miny) AS miny, max(maxx) AS maxx, max(maxy) AS maxy FROM ${rtree}`)
+      .get() as Record<string, number | null>;
+    const last = this.db
+      .prepare(`SELECT max(max(valid_from), coalesce(max(retired_at), '')) AS d FROM ${this.t}`)
+      .get() as { d: string | null };
+    this.db
+      .prepare(
+        `UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ?, last_change = ? WHERE table_name = ?`,
+      )
+      .run(
+        ext.minx,
+        ext.miny,
+        ext.maxx,
+        ext.maxy,
+        last.d ? `${last.d}T00:00:00.000Z` : "1970-01-01T00:00:00.000Z",
+        this.name,
+      );
+  }
+}
