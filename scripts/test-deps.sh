@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses besides npm's: PROJ through pyproj, the independent judge of the PROJJSON
 # we write, and PROJ's projjson.schema.json (proj-data), which validate checks crs against; chromium, the real browser the report is rendered in (playwright-core drives it; no browser is
-# downloaded). (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
+# downloaded); GDAL (gdal-bin, python3-gdal), which judges the GeoPackages the sink writes. (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
 # to install.
 set -euo pipefail
 missing=()
 /usr/bin/python3 -c "import pyproj" 2>/dev/null || missing+=(python3-pyproj)
 [ -f /usr/share/proj/projjson.schema.json ] || missing+=(proj-data) # validate checks crs against PROJ's schema
 [ -x "${GEOREFRESH_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
+command -v ogrinfo >/dev/null || missing+=(gdal-bin) # judges the GeoPackage sink: ogrinfo, ogr2ogr
+/usr/bin/python3 -c "import osgeo_utils.samples.validate_gpkg" 2>/dev/null || missing+=(python3-gdal) # validate_gpkg.py
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then
   echo "test-deps: missing ${missing[*]}; as root run: apt-get install --no-install-recommends ${missing[*]}" >&2
@@ -18,3 +20,4 @@ apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 /usr/bin/python3 -c "import pyproj"
 "${GEOREFRESH_CHROMIUM:-/usr/bin/chromium}" --version >/dev/null
+ogrinfo --version >/dev/null

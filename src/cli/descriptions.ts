@@ -13,7 +13,7 @@ export const DESCRIPTIONS = {
   read: "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, every selected partition's rows",
   changes:
     "row-level change of a keyed dataset's region: keys added, removed, geometry or attributes changed, between two dates or at one",
-  sink: "apply a dataset's snapshot to a PostGIS table in one transaction: unchanged rows untouched, changed ones updated, gone ones retired",
+  sink: "apply a dataset's snapshot to a PostGIS table or a GeoPackage in one transaction: unchanged rows untouched, changed ones updated, gone ones retired",
   stac: "write the dataset's static STAC catalog (Collection, Items, stac-geoparquet) into the store",
   report: "write a self-contained HTML report of a dataset: status grid, trends, map",
   deliver: "send pending outbox events (one per promoted change) to a webhook, with Idempotency-Key and HMAC signature",

@@ -336,24 +336,26 @@ class GeopackageTransaction implements SinkTransaction {
       );
     this.db.exec(`CREATE INDEX temp.georefresh_stage_key ON georefresh_stage (${keys.join(", ")})`);
     const match = keys.map((k) => `t.${k} = s.${k}`).join(" AND ");
-    const counts = this.db
-      .prepare(
-        `SELECT count(*) FILTER (WHERE t.fid IS NULL) AS inserted,
-                count(*) FILTER (WHERE t.fid IS NOT NULL AND (t.content_digest IS NOT s.content_digest OR t.retired_at IS NOT NULL)) AS updated
-           FROM temp.georefresh_stage s LEFT JOIN ${this.t} t ON t.region = ? AND ${match}`,
-      )
-      .get(p.region) as { inserted: number; updated: number };
-    const set = [...names.filter((n) => !keys.includes(n)), "geom", "content_digest", ...PROVENANCE]
-      .map((n) => `${n} = excluded.${n}`)
+    // An UPDATE, then an INSERT, not one UPSERT: under an UPSERT SQLite ignores the OR REPLACE of the R-tree
+    // triggers (GeoPackage 1.3 annex F.3), and the index update fails.
+    const set = [...names.filter((n) => !keys.includes(n)), "geom", "content_digest"]
+      .map((n) => `${n} = s.${n}`)
       .join(", ");
-    this.db
+    const updated = this.db
+      .prepare(
+        `UPDATE ${this.t} AS t SET ${set}, valid_from = ?, artifact_key = ?, artifact_sha256 = ?, sink_run = ?,
+           retired_at = NULL, retired_by = NULL
+           FROM temp.georefresh_stage AS s
+          WHERE t.region = ? AND ${match} AND (t.content_digest IS NOT s.content_digest OR t.retired_at IS NOT NULL)`,
+      )
+      .run(...provenance, p.region).changes;
+    const inserted = this.db
       .prepare(
         `INSERT INTO ${this.t} (${all.join(", ")})
-         SELECT ?, ${names.join(", ")}, geom, content_digest, ?, ?, ?, ? FROM temp.georefresh_stage WHERE true
-         ON CONFLICT (region, ${keys.join(", ")}) DO UPDATE SET ${set}, retired_at = NULL, retired_by = NULL
-         WHERE content_digest IS NOT excluded.content_digest OR retired_at IS NOT NULL`,
+         SELECT ?, ${names.map((n) => `s.${n}`).join(", ")}, s.geom, s.content_digest, ?, ?, ?, ? FROM temp.georefresh_stage AS s
+          WHERE NOT EXISTS (SELECT 1 FROM ${this.t} AS t WHERE t.region = ? AND ${match})`,
       )
-      .run(p.region, ...provenance);
+      .run(p.region, ...provenance, p.region).changes;
     const retired = this.db
       .prepare(
         `UPDATE ${this.t} AS t SET retired_at = ?, retired_by = ?
@@ -363,9 +365,9 @@ class GeopackageTransaction implements SinkTransaction {
       .run(p.date, this.run, p.region).changes;
     this.db.exec(`DROP TABLE temp.georefresh_stage`);
     return {
-      inserted: counts.inserted,
-      updated: counts.updated,
-      unchanged: staged - counts.inserted - counts.updated,
+      inserted,
+      updated,
+      unchanged: staged - inserted - updated,
       retired,
       deleted: 0,
     };

@@ -4,18 +4,15 @@
  * two sinks at once write every row once; hostile table and schema names are data, never SQL; a password in the
  * URL is never printed.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { refreshPartition } from "../../src/protocol/refresh.js";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
-import { FsStore } from "../../src/store/fs.js";
-import { loadTask } from "../../src/task/task-ref.js";
 import { runCli, runCliHere, spawnCli } from "../helpers/cli.js";
-import { dateTwo, parcels, writeFeed } from "../helpers/parcels-task.js";
+import { parcelsProject } from "../helpers/parcels-project.js";
+import { dateTwo, parcels } from "../helpers/parcels-task.js";
 
 const [D1, D2] = ["2026-03-01", "2026-03-02"];
 const N = 8000;
@@ -24,6 +21,7 @@ const url = () => inject("postgres") as string;
 describe("georefresh sink in processes", () => {
   let dir: string;
   let config: string;
+  let project: Awaited<ReturnType<typeof parcelsProject>>;
   let client: pg.Client;
   const schemas: string[] = [];
   const schema = (name: string) => {
@@ -36,25 +34,9 @@ describe("georefresh sink in processes", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-sink-cli-"));
-    const helper = pathToFileURL(fileURLToPath(new URL("../helpers/parcels-task.ts", import.meta.url))).href;
-    writeFileSync(
-      join(dir, "task.mjs"),
-      `import { parcelsTask } from ${JSON.stringify(helper)};\nexport default parcelsTask(${JSON.stringify(dir)});\n`,
-    );
-    config = join(dir, "georefresh.config.json");
-    writeFileSync(config, JSON.stringify({ store: "./data", datasets: { parcels: { module: "./task.mjs" } } }));
-    const task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
-    const store = new FsStore(join(dir, "data"));
-    for (const region of ["weld", "larimer"]) {
-      writeFeed(dir, region, D1, parcels(N));
-      const r = await refreshPartition({
-        store,
-        task,
-        partition: { dataset: "parcels", region, date: D1 },
-        versions: {},
-      });
-      expect(r.outcome, r.message).toBe("promoted");
-    }
+    project = await parcelsProject(dir);
+    config = project.config;
+    for (const region of ["weld", "larimer"]) await project.promote(region, D1, parcels(N));
     client = new pg.Client({ connectionString: url() });
     await client.connect();
   }, 120_000);
@@ -123,15 +105,7 @@ describe("georefresh sink in processes", () => {
     expect(await content(s)).toEqual(await content(schemas[0] as string));
 
     // A change to weld, sunk by two at once: its 13 changed rows written by one transaction, nothing else touched.
-    writeFeed(dir, "weld", D2, dateTwo(parcels(N)));
-    const task = await loadTask({ module: pathToFileURL(join(dir, "task.mjs")).href, export: "default" });
-    const r = await refreshPartition({
-      store: new FsStore(join(dir, "data")),
-      task,
-      partition: { dataset: "parcels", region: "weld", date: D2 },
-      versions: {},
-    });
-    expect(r.outcome, r.message).toBe("promoted");
+    await project.promote("weld", D2, dateTwo(parcels(N)));
     const [c, d] = await Promise.all([runCli(sink(s, "--json")), runCli(sink(s, "--json"))]);
     expect([c.code, d.code]).toEqual([0, 0]);
     const rows = [c, d].map(

@@ -21,7 +21,7 @@ export function registerSink(program: Command): void {
     .argument("<dataset>")
     .requiredOption(
       "--to <url>",
-      "(required) postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass; PG* variables fill what the URL leaves out)",
+      "(required) a GeoPackage path (out/parcels.gpkg; made when missing), or postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass; PG* variables fill what the URL leaves out)",
     )
     .option(
       "--snapshot <id>",
@@ -41,6 +41,7 @@ unchanged rows are not touched, changed ones updated, new ones inserted, keys go
 deleted. A dataset without a key holds every partition; a changed partition is replaced whole. Everything
 happens in one transaction; a partition already applied at its version is never read. docs/sinks.md.
 
+  georefresh sink us-counties --to us-counties.gpkg
   georefresh sink us-counties --to postgresql://me@localhost/gis?schema=georefresh
   PGPASSWORD=… georefresh sink parcels --to postgresql://etl@db.internal:5432/gis --snapshot latest --json`,
     )

@@ -1,0 +1,152 @@
+/**
+ * The GeoPackage sink, judged by GDAL (Debian's gdal-bin and python3-gdal, installed by scripts/test-deps.sh):
+ * validate_gpkg.py passes, ogrinfo reads the count, the SRS and a bbox query through the R-tree; twice is identical
+ * row by row; a change rewrites exactly the changed rows; two sinks at once apply once.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gpkgGeometry } from "../../src/sinks/gpkg-geometry.js";
+import { sinkDataset } from "../../src/sinks/run-sink.js";
+import type { FsStore } from "../../src/store/fs.js";
+import { openDataset } from "../../src/views/reader.js";
+import { runCli } from "../helpers/cli.js";
+import { parcelsProject } from "../helpers/parcels-project.js";
+import { dateTwo, parcels } from "../helpers/parcels-task.js";
+import type { Parcel } from "../helpers/parcels-task.js";
+
+const [D1, D2, D3] = ["2026-03-01", "2026-03-02", "2026-03-03"];
+const VALIDATE = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py";
+const N = 400;
+
+describe("sink to a GeoPackage", () => {
+  let dir: string;
+  let store: FsStore;
+  let config: string;
+  let promote: (region: string, date: string, rows: Parcel[]) => Promise<void>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "georefresh-gpkg-"));
+    const project = await parcelsProject(dir);
+    ({ config, store, promote } = project);
+    for (const region of ["weld", "larimer"]) await promote(region, D1, parcels(N));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const sink = async (file: string) =>
+    sinkDataset({ view: await openDataset(store, "parcels").current(), key: ["parcel_id"], to: file });
+  const rowsOf = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db
+        .prepare(`SELECT * FROM parcels ORDER BY region, parcel_id`)
+        .all()
+        .map((r) => ({ ...(r as object), geom: Buffer.from((r as { geom: Buffer }).geom).toString("hex") })) as Record<
+        string,
+        unknown
+      >[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it("writes a GeoPackage GDAL validates and reads, with an R-tree a bbox query uses; twice is identical", async () => {
+    const file = join(dir, "out.gpkg");
+    const first = await sink(file);
+    expect(first.rows).toEqual({ inserted: 2 * N, updated: 0, unchanged: 0, retired: 0, deleted: 0 });
+    execFileSync("/usr/bin/python3", [VALIDATE, file]); // throws on any failed requirement
+    const info = execFileSync("ogrinfo", ["-so", "-ro", file, "parcels"]).toString();
+    expect(info).toContain(`Feature Count: ${2 * N}`);
+    expect(info).toMatch(/ID\["EPSG",4326\]/);
+    expect(info).toMatch(/Geometry Column = geom/);
+
+    // A bbox query through the R-tree returns exactly the squares that touch it (each region holds the same grid).
+    const box = { minx: -104.75, miny: 40.31, maxx: -104.7, maxy: 40.36 };
+    const spat = execFileSync("ogrinfo", [
+      "-ro",
+      "-q",
+      file,
+      "parcels",
+      "-spat",
+      ...[box.minx, box.miny, box.maxx, box.maxy].map(String),
+      "-fields=YES",
+      "-geom=NO",
+    ]).toString();
+    const got = [...spat.matchAll(/parcel_id \(String\) = (\S+)/g)].map((m) => m[1]).sort();
+    const want = parcels(N)
+      .filter((p) => p.x <= box.maxx && p.x + 0.01 >= box.minx && p.y <= box.maxy && p.y + 0.01 >= box.miny)
+      .flatMap((p) => [p.parcel_id, p.parcel_id])
+      .sort();
+    expect(want.length).toBeGreaterThan(0);
+    expect(want.length).toBeLessThan(N / 4);
+    expect(got).toEqual(want);
+
+    const a = rowsOf(file);
+    const again = await sink(file);
+    expect(again.partitions).toEqual({ applied: 0, unchanged: 2, gone: 0 });
+    expect(rowsOf(file)).toEqual(a);
+
+    // Weld's next date: 13 rows change (3 added, 2 retired, 8 updated), the others are not rewritten.
+    await promote("weld", D2, dateTwo(parcels(N)));
+    const second = await sink(file);
+    expect(second.rows).toEqual({ inserted: 3, updated: 8, unchanged: N - 10, retired: 2, deleted: 0 });
+    const b = rowsOf(file);
+    const before = new Map(a.map((r) => [`${r.region}/${r.parcel_id}`, r]));
+    const changed = b.filter((r) => JSON.stringify(before.get(`${r.region}/${r.parcel_id}`)) !== JSON.stringify(r));
+    expect(changed).toHaveLength(13);
+    expect(b.find((r) => r.region === "weld" && r.parcel_id === "P-0001")).toMatchObject({ retired_at: D2 });
+    execFileSync("/usr/bin/python3", [VALIDATE, file]);
+
+    // P-0001 comes back: un-retired; the R-tree still answers for the moved squares.
+    await promote("weld", D3, [...dateTwo(parcels(N)), parcels(N)[1] as Parcel]);
+    expect((await sink(file)).rows).toMatchObject({ inserted: 0, updated: 1, retired: 0 });
+    const c = rowsOf(file);
+    expect(c.find((r) => r.region === "weld" && r.parcel_id === "P-0001")).toMatchObject({
+      retired_at: null,
+      valid_from: D3,
+    });
+    const db = new Database(file, { readonly: true });
+    const rtree = db.prepare(`SELECT count(*) AS n FROM rtree_parcels_geom`).get() as { n: number };
+    const contents = db.prepare(`SELECT last_change, min_x, max_y FROM gpkg_contents`).get() as Record<string, unknown>;
+    db.close();
+    expect(rtree.n).toBe(c.length);
+    expect(contents.last_change).toBe(`${D3}T00:00:00.000Z`); // the logical date, never the wall clock
+  });
+
+  it("encodes an empty geometry exactly as GDAL does", () => {
+    const csv = join(dir, "empty.csv");
+    const gpkg = join(dir, "gdal-empty.gpkg");
+    writeFileSync(csv, 'WKT,a\n"POLYGON EMPTY",1\n"POLYGON ((0 0,1 0,1 1,0 0))",2\n');
+    execFileSync("ogr2ogr", [
+      "-f",
+      "GPKG",
+      gpkg,
+      csv,
+      "-oo",
+      "GEOM_POSSIBLE_NAMES=WKT",
+      "-a_srs",
+      "EPSG:4326",
+      "-nln",
+      "e",
+    ]);
+    const db = new Database(gpkg, { readonly: true });
+    const blobs = db.prepare(`SELECT geom FROM e ORDER BY fid`).all() as { geom: Buffer }[];
+    db.close();
+    const wkbOf = (blob: Buffer) => blob.subarray(8 + (((blob[3] as number) >> 1) & 7 ? 32 : 0));
+    for (const { geom } of blobs) expect(gpkgGeometry(wkbOf(geom), 4326).toString("hex")).toBe(geom.toString("hex"));
+  });
+
+  it("two sinks of one GeoPackage at once: one applies, the other waits and finds the work done", async () => {
+    const file = join(dir, "two.gpkg");
+    const args = ["sink", "parcels", "--config", config, "--to", file, "--json"];
+    const [a, b] = await Promise.all([runCli(args), runCli(args)]);
+    expect([a.code, b.code], `${a.stderr}${b.stderr}`).toEqual([0, 0]);
+    const applied = [a, b].map((r) => (JSON.parse(r.stdout) as { partitions: { applied: number } }).partitions.applied);
+    expect(applied.sort()).toEqual([0, 2]);
+    expect(rowsOf(file)).toHaveLength(2 * N + 2); // weld at D3 (N - 2 + 3 + 1 parcels), larimer at D1 (N)
+    execFileSync("/usr/bin/python3", [VALIDATE, file]);
+  }, 60_000);
+});
