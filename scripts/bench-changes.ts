@@ -8,12 +8,13 @@
  * per side, no table held). `--rows 200000` for a quick look.
  */
 import { performance } from "node:perf_hooks";
-import { Binary, Float64, makeData, makeVector, Table, Utf8, vectorFromArray } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import { changelogOf, encodeChangelog } from "../src/changes/changelog.js";
 import type { Side } from "../src/changes/changelog.js";
 import { diffDigests } from "../src/changes/diff.js";
 import { digestReady, RowDigester } from "../src/changes/row-digest.js";
 import { crsFromCode } from "../src/geo/crs.js";
+import { syntheticParcels } from "./synthetic-parcels.js";
 import { openRanged } from "../src/geoparquet/ranged-read.js";
 import type { RangeSource } from "../src/geoparquet/ranged-read.js";
 import { writeGeoParquet } from "../src/geoparquet/write.js";
@@ -23,52 +24,8 @@ const arg = (name: string) => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const ROWS = Number(arg("rows") ?? 1_000_000);
-const ZONES = ["R1", "R2", "C1", "AG", "MU"];
 
-/** n parcels: a 5-vertex square each (WKB), an id, a zoning code and a value; `changed` picks which differ. */
-function parcels(n: number, version: 0 | 1): Table {
-  const size = 1 + 4 + 4 + 4 + 16 * 5;
-  const wkb = new Uint8Array(n * size);
-  const view = new DataView(wkb.buffer);
-  const offsets = new Int32Array(n + 1);
-  const zoning: string[] = new Array(n);
-  const value = new Float64Array(n);
-  const ids: string[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const moved = version === 1 && i % 200 === 7; // 0.5 %
-    const edited = version === 1 && i % 200 === 111; // 0.5 %
-    const x = -105 + (i % 1000) * 0.001 + (moved ? 0.0001 : 0);
-    const y = 39 + Math.floor(i / 1000) * 0.001;
-    let at = i * size;
-    offsets[i] = at;
-    view.setUint8(at, 1);
-    view.setUint32(at + 1, 3, true);
-    view.setUint32(at + 5, 1, true);
-    view.setUint32(at + 9, 5, true);
-    at += 13;
-    for (const [px, py] of [
-      [x, y],
-      [x + 0.0008, y],
-      [x + 0.0008, y + 0.0008],
-      [x, y + 0.0008],
-      [x, y],
-    ]) {
-      view.setFloat64(at, px as number, true);
-      view.setFloat64(at + 8, py as number, true);
-      at += 16;
-    }
-    ids[i] = `P-${String(i).padStart(8, "0")}`;
-    zoning[i] = edited ? "MU-X" : (ZONES[i % ZONES.length] as string);
-    value[i] = (i % 977) * 1000.5;
-  }
-  offsets[n] = n * size;
-  return new Table({
-    parcel_id: vectorFromArray(ids, new Utf8()),
-    zoning: vectorFromArray(zoning, new Utf8()),
-    value: makeVector(makeData({ type: new Float64(), length: n, data: value })),
-    geometry: makeVector(makeData({ type: new Binary(), length: n, valueOffsets: offsets, data: wkb })),
-  });
-}
+const parcels = (n: number, version: 0 | 1): Table => syntheticParcels(n, version);
 
 const memory = (bytes: Uint8Array): RangeSource => ({
   size: bytes.byteLength,

@@ -5,7 +5,8 @@ import { storeSource } from "../geoparquet/store-source.js";
 import type { ObjectStore } from "../store/types.js";
 import type { ViewEntry } from "../views/reader.js";
 import { ReadError } from "../views/reader.js";
-import { partitionRows } from "./partition-rows.js";
+import { partitionBatch } from "./partition-rows.js";
+import type { PartitionBatch } from "./partition-rows.js";
 
 /** The 8 MiB ranges a large artifact is read in (docs/large-partitions.md). */
 const CHUNK = 8 * 2 ** 20;
@@ -17,11 +18,11 @@ export interface ArtifactRows {
   /** Whether the geometry column declares Z (GeoParquet `geometry_types` ending in " Z"). */
   hasZ: boolean;
   /**
-   * Each row group's rows: the data columns' values in `columns` order, the WKB as stored, the content digest.
+   * Each row group, digested: the data columns in `columns` order, the WKB as stored, the content digests.
    * The artifact's sha256 is checked after the last group: a mismatch throws, so the caller's transaction rolls
    * back and nothing read from an altered artifact is kept.
    */
-  batches(): AsyncGenerator<unknown[][]>;
+  batches(): AsyncGenerator<PartitionBatch>;
 }
 
 export async function openArtifactRows(store: ObjectStore, entry: ViewEntry, key: string[]): Promise<ArtifactRows> {
@@ -50,10 +51,10 @@ export async function openArtifactRows(store: ObjectStore, entry: ViewEntry, key
         `${where} has no column ${JSON.stringify(k)} of the dataset's key: it was written before the task named this key; re-run the partition, or sink without the key`,
       );
   const names = columns.map((c) => c.name);
-  async function* batches(): AsyncGenerator<unknown[][]> {
+  async function* batches(): AsyncGenerator<PartitionBatch> {
     if (!first.done) {
-      yield await partitionRows(first.value.table, key, names, geometry);
-      for await (const g of groups) yield await partitionRows(g.table, key, names, geometry);
+      yield await partitionBatch(first.value.table, key, names, geometry);
+      for await (const g of groups) yield await partitionBatch(g.table, key, names, geometry);
     }
     const sha256 = await file.sha256();
     if (sha256 !== entry.sha256)

@@ -10,18 +10,11 @@ import {
   rtreeStatements,
   srsRow,
 } from "./gpkg-schema.js";
+import type { PartitionBatch } from "./partition-rows.js";
 import type { AppliedPartition } from "./plan.js";
-import { sridOf, STATE_TABLE } from "./postgis-table.js";
-import type {
-  ApplyCounts,
-  PartitionMeta,
-  RowBatches,
-  SinkKind,
-  SinkSession,
-  SinkTableShape,
-  SinkTransaction,
-} from "./sink.js";
-import { SINK_COLUMNS } from "./postgis-table.js";
+import { SINK_COLUMNS, sridOf, STATE_TABLE } from "./postgis-table.js";
+import type { ApplyCounts, PartitionMeta, RowBatches, SinkKind } from "./sink.js";
+import type { SinkSession, SinkTableShape, SinkTransaction } from "./sink.js";
 
 /**
  * A GeoPackage file (OGC GeoPackage 1.3): the embedded sink, no server. The same semantics as PostGIS in one
@@ -133,7 +126,7 @@ class GeopackageSession implements SinkSession {
       for (const sql of gpkgSystemStatements()) this.db.exec(sql);
       const tx = new GeopackageTransaction(this.db, table);
       const result = await work(tx);
-      tx.finish();
+      await tx.finish();
       this.db.exec("COMMIT");
       return result;
     } catch (error) {
@@ -257,8 +250,9 @@ class GeopackageTransaction implements SinkTransaction {
   }
 
   /** Each row's values: region?, the data's, the geometry blob, the digest, then provenance when asked. */
-  private *rows(batch: unknown[][], n: number, before: unknown[], after: unknown[]): Generator<unknown[]> {
-    for (const row of batch) {
+  private *rows(batch: PartitionBatch, n: number, before: unknown[], after: unknown[]): Generator<unknown[]> {
+    for (let r = 0; r < batch.length; r++) {
+      const row = batch.row(r);
       const out = new Array<unknown>(before.length + n + 2 + after.length);
       let i = 0;
       for (const v of before) out[i++] = v;
@@ -404,7 +398,7 @@ class GeopackageTransaction implements SinkTransaction {
   }
 
   /** gpkg_contents: the extent from the R-tree, and last_change from the logical dates (never the wall clock). */
-  finish(): void {
+  async finish(): Promise<void> {
     const exists = this.db.prepare(`SELECT 1 FROM gpkg_contents WHERE table_name = ?`).get(this.name);
     if (!exists) return;
     const rtree = q(`rtree_${this.name}_geom`, "R-tree");

@@ -16,6 +16,10 @@ const EWKB_SRID = 0x20000000;
 /** A COPY … FROM STDIN (FORMAT binary) body, built row by row. */
 export class BinaryCopyWriter extends GrowableBytes {
   private readonly text = new TextEncoder();
+  /** Fields of the constant values around each row (region, provenance), encoded once per array. */
+  private readonly constants = new WeakMap<readonly unknown[], Uint8Array>();
+  private lastDate = "";
+  private lastDays = 0;
 
   constructor(
     private readonly types: readonly CopyType[],
@@ -41,25 +45,84 @@ export class BinaryCopyWriter extends GrowableBytes {
     return this.at;
   }
 
-  /** One row: a value per column, in the layout's order (null or undefined for NULL); `before` and `after` are
-   * values around `values` (constants such as the region), so a caller need not copy every row to add them. */
-  row(values: readonly unknown[], before: readonly unknown[] = [], after: readonly unknown[] = []): void {
+  /**
+   * One row: a value per column, in the layout's order (null or undefined for NULL). `before` and `after` are
+   * constant values around `values` (the region, provenance): the same array is encoded once, not per row.
+   */
+  row(values: readonly unknown[], before: readonly unknown[] = NONE, after: readonly unknown[] = NONE): void {
     const n = before.length + values.length + after.length;
     if (n !== this.types.length) throw new Error(`a row of ${n} values for a layout of ${this.types.length} columns`);
     this.room(2);
     this.view.setInt16(this.at, n);
     this.at += 2;
-    let i = 0;
-    for (const v of before) this.field(this.types[i++] as CopyType, v);
-    for (const v of values) this.field(this.types[i++] as CopyType, v);
-    for (const v of after) this.field(this.types[i++] as CopyType, v);
+    if (before.length) this.raw(this.encoded(before, 0));
+    const offset = before.length;
+    for (let i = 0; i < values.length; i++) this.field(this.types[offset + i] as CopyType, values[i]);
+    if (after.length) this.raw(this.encoded(after, offset + values.length));
   }
 
-  private fixed(length: number, write: (at: number) => void): void {
-    this.room(4 + length);
-    this.view.setInt32(this.at, length);
-    write(this.at + 4);
-    this.at += 4 + length;
+  private encoded(values: readonly unknown[], first: number): Uint8Array {
+    let bytes = this.constants.get(values);
+    if (!bytes) {
+      const scratch = new BinaryCopyWriter(this.types, this.srid);
+      scratch.at = 0;
+      values.forEach((v, i) => scratch.field(this.types[first + i] as CopyType, v));
+      bytes = scratch.take();
+      this.constants.set(values, bytes);
+    }
+    return bytes;
+  }
+
+  /** Starts a row of `n` fields. */
+  rowStart(n: number): void {
+    this.room(2);
+    this.view.setInt16(this.at, n);
+    this.at += 2;
+  }
+
+  /** The fields of constant values (region, provenance) that fill layout columns from `first` on, encoded once. */
+  constantFields(values: readonly unknown[], first: number): void {
+    if (values.length) this.raw(this.encoded(values, first));
+  }
+
+  nullField(): void {
+    this.room(4);
+    this.view.setInt32(this.at, -1);
+    this.at += 4;
+  }
+
+  /** A text or bytea field straight from a slice of an Arrow buffer (no string is made). */
+  sliceField(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.room(4 + n);
+    this.view.setInt32(this.at, n);
+    this.buf.set(src.subarray(start, end), this.at + 4);
+    this.at += 4 + n;
+  }
+
+  /** A geometry field from a slice of a WKB buffer. */
+  geometrySlice(src: Uint8Array, start: number, end: number): void {
+    this.geometry(src.subarray(start, end));
+  }
+
+  /** A text field of two 64-bit values as 32 hex digits (a content digest), written in place. */
+  hexField(a: bigint, b: bigint): void {
+    this.room(36);
+    this.view.setInt32(this.at, 32);
+    let at = this.at + 4;
+    for (const x of [a, b]) {
+      const hi = Number(x >> 32n);
+      const lo = Number(x & 0xffffffffn);
+      for (const word of [hi, lo])
+        for (let shift = 28; shift >= 0; shift -= 4) this.buf[at++] = HEX[(word >>> shift) & 15] as number;
+    }
+    this.at = at;
+  }
+
+  private raw(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
   }
 
   private bytes(b: Uint8Array): void {
@@ -69,40 +132,107 @@ export class BinaryCopyWriter extends GrowableBytes {
     this.at += 4 + b.length;
   }
 
-  private field(type: CopyType, v: unknown): void {
+  private string(v: string): void {
+    // At most 3 bytes per UTF-16 unit: encode in place, then write the length in front.
+    this.room(4 + v.length * 3);
+    const { written } = this.text.encodeInto(v, this.buf.subarray(this.at + 4));
+    this.view.setInt32(this.at, written);
+    this.at += 4 + written;
+  }
+
+  /** One field of a value (null or undefined for NULL). */
+  field(type: CopyType, v: unknown): void {
     if (v === null || v === undefined) {
       this.room(4);
       this.view.setInt32(this.at, -1);
       this.at += 4;
       return;
     }
+    const at = this.at;
     switch (type) {
       case "text":
-        return this.bytes(this.text.encode(String(v)));
+        return this.string(typeof v === "string" ? v : String(v));
       case "int2":
-        return this.fixed(2, (at) => this.view.setInt16(at, Number(v)));
+        this.room(6);
+        this.view.setInt32(at, 2);
+        this.view.setInt16(at + 4, Number(v));
+        this.at += 6;
+        return;
       case "int4":
-        return this.fixed(4, (at) => this.view.setInt32(at, Number(v)));
+        this.room(8);
+        this.view.setInt32(at, 4);
+        this.view.setInt32(at + 4, Number(v));
+        this.at += 8;
+        return;
       case "int8":
-        return this.fixed(8, (at) => this.view.setBigInt64(at, BigInt(v as number | bigint)));
+        this.room(12);
+        this.view.setInt32(at, 8);
+        this.view.setBigInt64(at + 4, BigInt(v as number | bigint));
+        this.at += 12;
+        return;
       case "float4":
-        return this.fixed(4, (at) => this.view.setFloat32(at, Number(v)));
+        this.room(8);
+        this.view.setInt32(at, 4);
+        this.view.setFloat32(at + 4, Number(v));
+        this.at += 8;
+        return;
       case "float8":
-        return this.fixed(8, (at) => this.view.setFloat64(at, Number(v)));
+        this.room(12);
+        this.view.setInt32(at, 8);
+        this.view.setFloat64(at + 4, Number(v));
+        this.at += 12;
+        return;
       case "bool":
-        return this.fixed(1, (at) => this.view.setUint8(at, v ? 1 : 0));
+        this.room(5);
+        this.view.setInt32(at, 1);
+        this.view.setUint8(at + 4, v ? 1 : 0);
+        this.at += 5;
+        return;
       case "bytea":
         return this.bytes(v as Uint8Array);
       case "date": {
-        const days = Math.round(Date.parse(`${String(v)}T00:00:00Z`) / 86_400_000) - POSTGRES_EPOCH_DAYS;
-        if (!Number.isFinite(days)) throw new Error(`${JSON.stringify(v)} is not a date YYYY-MM-DD`);
-        return this.fixed(4, (at) => this.view.setInt32(at, days));
+        const text = String(v);
+        if (text !== this.lastDate) {
+          const days = Math.round(Date.parse(`${text}T00:00:00Z`) / 86_400_000) - POSTGRES_EPOCH_DAYS;
+          if (!Number.isFinite(days)) throw new Error(`${JSON.stringify(v)} is not a date YYYY-MM-DD`);
+          this.lastDate = text;
+          this.lastDays = days;
+        }
+        this.room(8);
+        this.view.setInt32(at, 4);
+        this.view.setInt32(at + 4, this.lastDays);
+        this.at += 8;
+        return;
       }
       case "geometry":
-        return this.bytes(withSrid(v as Uint8Array, this.srid));
+        return this.geometry(v as Uint8Array);
     }
   }
+
+  /** WKB as EWKB with the SRID in its header, written in place (no copy per geometry). */
+  private geometry(wkb: Uint8Array): void {
+    if (wkb.length < 5) throw new Error(`a WKB value of ${wkb.length} bytes`);
+    const little = wkb[0] === 1;
+    const type =
+      (wkb[1] as number) | ((wkb[2] as number) << 8) | ((wkb[3] as number) << 16) | ((wkb[4] as number) << 24);
+    const typeLe = little
+      ? type >>> 0
+      : ((wkb[4] as number) | ((wkb[3] as number) << 8) | ((wkb[2] as number) << 16) | ((wkb[1] as number) << 24)) >>>
+        0;
+    if (typeLe & EWKB_SRID) return this.bytes(wkb); // already EWKB with an SRID
+    this.room(8 + wkb.length);
+    const at = this.at;
+    this.view.setInt32(at, wkb.length + 4);
+    this.buf[at + 4] = wkb[0] as number;
+    this.view.setUint32(at + 5, (typeLe | EWKB_SRID) >>> 0, little);
+    this.view.setUint32(at + 9, this.srid, little);
+    this.buf.set(wkb.subarray(5), at + 13);
+    this.at = at + 8 + wkb.length;
+  }
 }
+
+const NONE: readonly unknown[] = [];
+const HEX = new TextEncoder().encode("0123456789abcdef");
 
 /** WKB with the SRID in its header (EWKB), as a geometry column with a typmod SRID requires; either byte order. */
 export function withSrid(wkb: Uint8Array, srid: number): Uint8Array {

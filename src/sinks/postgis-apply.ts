@@ -2,6 +2,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { writeBatch } from "./copy-columns.js";
+import type { PartitionBatch } from "./partition-rows.js";
 import { BinaryCopyWriter } from "./pg-copy-binary.js";
 import type { CopyType } from "./pg-copy-binary.js";
 import { SinkRefusedError } from "./errors.js";
@@ -18,8 +20,8 @@ export interface PartitionMeta {
   rows: number;
 }
 
-/** Each row: the data's columns in ApplyTarget order, then the WKB, then the content digest. */
-export type RowBatches = AsyncIterable<unknown[][]>;
+/** The partition's row groups, their columns in ApplyTarget order. */
+export type RowBatches = AsyncIterable<PartitionBatch>;
 
 export interface ApplyTarget {
   /** Schema-qualified, quoted table name. */
@@ -60,7 +62,7 @@ async function copyRows(
   let sent = 0;
   async function* chunks(): AsyncGenerator<Buffer> {
     for await (const batch of batches) {
-      for (const row of batch) writer.row(row, around.before, around.after);
+      writeBatch(writer, batch, types, around.before, around.after);
       sent += batch.length;
       const out = writer.take();
       yield Buffer.from(out.buffer, out.byteOffset, out.byteLength);
@@ -90,13 +92,15 @@ export async function applyKeyedPartition(
   t: ApplyTarget,
   p: PartitionMeta,
   batches: RowBatches,
+  options: { fresh?: boolean } = {},
 ): Promise<ApplyCounts> {
   const names = t.columns.map((c) => quoteIdent(c.name, "column"));
   const keys = t.key.map((k) => quoteIdent(k, "key column"));
   const types: CopyType[] = [...t.columns.map((c) => c.copy), "geometry", "text"];
-  const fresh = (
-    await client.query(`SELECT NOT EXISTS (SELECT 1 FROM ${t.table} WHERE region = $1) AS fresh`, [p.region])
-  ).rows[0].fresh as boolean;
+  const fresh =
+    options.fresh ??
+    ((await client.query(`SELECT NOT EXISTS (SELECT 1 FROM ${t.table} WHERE region = $1) AS fresh`, [p.region])).rows[0]
+      .fresh as boolean);
   if (fresh) {
     const columns = ["region", ...names, "geom", "content_digest", ...PROVENANCE].join(", ");
     try {
@@ -125,6 +129,9 @@ export async function applyKeyedPartition(
     before: [],
     after: [],
   });
+  // Statistics for the joins below: without them the planner guesses a handful of rows and may nest loops.
+  await client.query(`CREATE INDEX ON ${stage} (${keys.join(", ")})`);
+  await client.query(`ANALYZE ${stage}`);
   const dup = await client.query(
     `SELECT ${keys.join(", ")}, count(*)::int AS n FROM ${stage} GROUP BY ${keys.join(", ")} HAVING count(*) > 1 LIMIT 3`,
   );

@@ -3,8 +3,16 @@ import { SinkConnectError, SinkRefusedError } from "./errors.js";
 import type { AppliedPartition } from "./plan.js";
 import { applyKeyedPartition, replacePartition } from "./postgis-apply.js";
 import type { ApplyTarget } from "./postgis-apply.js";
-import { sridOf, STATE_TABLE, stateStatement, tableStatements } from "./postgis-table.js";
-import type { SinkKind, SinkSession, SinkTableShape, SinkTransaction } from "./sink.js";
+import { sridOf, STATE_TABLE, stateStatement, tableParts } from "./postgis-table.js";
+import type {
+  ApplyCounts,
+  PartitionMeta,
+  RowBatches,
+  SinkKind,
+  SinkSession,
+  SinkTableShape,
+  SinkTransaction,
+} from "./sink.js";
 import { copyTypeOf, quoteIdent, sqlTypeOf } from "./sql-names.js";
 
 /**
@@ -91,7 +99,9 @@ class PostgisSession implements SinkSession {
       await this.client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
         `georefresh sink ${this.schema}.${table}`,
       ]);
-      const result = await work(new PostgisTransaction(this.client, this.schema, table, this.state));
+      const tx = new PostgisTransaction(this.client, this.schema, table, this.state);
+      const result = await work(tx);
+      await tx.finish();
       await this.client.query("COMMIT");
       return result;
     } catch (error) {
@@ -126,6 +136,8 @@ const SPELLED: Record<string, string> = {
 class PostgisTransaction implements SinkTransaction {
   private readonly table: string;
   run = "";
+  /** The indexes of a table this transaction made, built after its rows (finish). */
+  private created: string[] | undefined;
 
   constructor(
     private readonly client: pg.Client,
@@ -152,15 +164,16 @@ class PostgisTransaction implements SinkTransaction {
       [this.table],
     );
     if (existing.rows.length === 0) {
-      for (const sql of tableStatements({
+      const { create, indexes } = tableParts({
         schema: this.schema,
         table: this.name,
         key: shape.key,
         columns: shape.columns,
         crs: shape.crs,
         hasZ: shape.hasZ,
-      }))
-        await this.client.query(sql);
+      });
+      for (const sql of create) await this.client.query(sql);
+      this.created = indexes;
       return;
     }
     const types = new Map(existing.rows.map((r) => [r.name as string, r.type as string]));
@@ -189,7 +202,7 @@ class PostgisTransaction implements SinkTransaction {
     return `table ${this.table}`;
   }
 
-  async apply(shape: SinkTableShape, p: Parameters<SinkTransaction["apply"]>[1], batches: AsyncIterable<unknown[][]>) {
+  async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches): Promise<ApplyCounts> {
     const target: ApplyTarget = {
       table: this.table,
       srid: sridOf(shape.crs),
@@ -197,9 +210,27 @@ class PostgisTransaction implements SinkTransaction {
       columns: shape.columns.map((c) => ({ name: c.name, copy: copyTypeOf(c.type, c.name) })),
       run: this.run,
     };
+    // A table made by this transaction holds no region yet, and has no index to keep while it fills.
     return shape.key.length
-      ? applyKeyedPartition(this.client, target, p, batches)
+      ? applyKeyedPartition(this.client, target, p, batches, { fresh: this.created !== undefined })
       : replacePartition(this.client, target, p, batches);
+  }
+
+  async finish(): Promise<void> {
+    if (!this.created) return;
+    // Index builds sort in memory when they can (the default 64 MB spills a million rows to disk).
+    await this.client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
+    for (const sql of this.created)
+      try {
+        await this.client.query(sql);
+      } catch (error) {
+        if (codeOf(error) !== ERR.uniqueViolation) throw error;
+        throw new SinkRefusedError(
+          `${this.table}: duplicate key across the load (${((error as { detail?: string }).detail ?? "").replace(/^Key /, "")}); nothing was applied`,
+        );
+      }
+    await this.client.query(`ANALYZE ${this.table}`);
+    this.created = undefined;
   }
 
   async retireRegion(region: string, date: string): Promise<number> {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { quoteIdent, SinkSchemaError, sqlTypeOf } from "./sql-names.js";
 
 /** What a dataset's table in PostGIS holds, from its manifests: docs/sinks.md. */
@@ -54,9 +55,11 @@ export function stateStatement(schema: string): string {
 /**
  * The statements that make a dataset's table and the state table when missing (idempotent): the key's and the
  * data's columns with their SQL types, a typed geometry column with a GiST index, provenance and retirement
- * columns, and a unique constraint on (region, key) for keyed datasets.
+ * columns, and a unique index on (region, key) for keyed datasets (on (region, valid_from) for the others).
+ * `indexes` apart: a table made by the load that fills it gets them after the rows (one bulk build, not one
+ * insertion per row).
  */
-export function tableStatements(spec: SinkTableSpec): string[] {
+export function tableParts(spec: SinkTableSpec): { create: string[]; indexes: string[] } {
   const schema = quoteIdent(spec.schema, "schema");
   const table = `${schema}.${quoteIdent(spec.table, "table name")}`;
   const data = spec.columns.filter((c) => c.name !== "geometry" && c.name !== "bbox");
@@ -68,7 +71,6 @@ export function tableStatements(spec: SinkTableSpec): string[] {
   for (const k of spec.key)
     if (!data.some((c) => c.name === k))
       throw new SinkSchemaError(`the key column ${JSON.stringify(k)} is not in the data`);
-  const keyed = spec.key.length > 0;
   const columns = [
     `region text NOT NULL`,
     ...data.map(
@@ -84,12 +86,24 @@ export function tableStatements(spec: SinkTableSpec): string[] {
     `retired_at date`,
     `retired_by text`,
   ];
-  const unique = keyed ? [`UNIQUE (region, ${spec.key.map((k) => quoteIdent(k, "key column")).join(", ")})`] : [];
-  const index = quoteIdent(`${spec.table.slice(0, 50)}_geom_gist`, "index name");
-  return [
-    `CREATE SCHEMA IF NOT EXISTS ${schema}`,
-    `CREATE TABLE IF NOT EXISTS ${table} (\n  ${[...columns, ...unique].join(",\n  ")}\n)`,
-    `CREATE INDEX IF NOT EXISTS ${index} ON ${table} USING gist (geom)`,
-    stateStatement(spec.schema),
-  ];
+  // Index names are per schema: a hash of the table's full name keeps two long names from sharing one.
+  const tag = createHash("sha256").update(spec.table).digest("hex").slice(0, 8);
+  const name = (suffix: string) => quoteIdent(`${spec.table.slice(0, 40)}_${tag}_${suffix}`, "index name");
+  const unique = spec.key.length
+    ? `CREATE UNIQUE INDEX IF NOT EXISTS ${name("key")} ON ${table} (region, ${spec.key.map((k) => quoteIdent(k, "key column")).join(", ")})`
+    : `CREATE INDEX IF NOT EXISTS ${name("partition")} ON ${table} (region, valid_from)`;
+  return {
+    create: [
+      `CREATE SCHEMA IF NOT EXISTS ${schema}`,
+      `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.join(",\n  ")}\n)`,
+      stateStatement(spec.schema),
+    ],
+    indexes: [unique, `CREATE INDEX IF NOT EXISTS ${name("gist")} ON ${table} USING gist (geom)`],
+  };
+}
+
+/** Every statement of tableParts, in order: the table, then its indexes. */
+export function tableStatements(spec: SinkTableSpec): string[] {
+  const { create, indexes } = tableParts(spec);
+  return [...create, ...indexes];
 }

@@ -47,6 +47,8 @@ export interface SinkTransaction {
   record(dataset: string, keyed: boolean, applied: AppliedPartition): Promise<void>;
   /** Drops a region's (keyed) or a partition's state rows. */
   forget(keyed: boolean, gone: AppliedPartition): Promise<void>;
+  /** Last, before the commit: what the table needs once its rows are in (indexes built, extents updated). */
+  finish(): Promise<void>;
 }
 
 /** A kind of sink: which `--to` it takes, and how to open one. */

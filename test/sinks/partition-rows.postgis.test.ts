@@ -14,7 +14,7 @@ import { readManifest } from "../../src/manifest/codec.js";
 import { manifestKey } from "../../src/manifest/layout.js";
 import type { ManifestEntry } from "../../src/manifest/types.js";
 import { refreshPartition } from "../../src/protocol/refresh.js";
-import { partitionRows } from "../../src/sinks/partition-rows.js";
+import { partitionBatch } from "../../src/sinks/partition-rows.js";
 import { applyKeyedPartition } from "../../src/sinks/postgis-apply.js";
 import { sridOf, tableStatements } from "../../src/sinks/postgis-table.js";
 import { copyTypeOf, quoteIdent } from "../../src/sinks/sql-names.js";
@@ -46,7 +46,8 @@ describe("an artifact's rows in PostGIS", () => {
     const entry = (await readManifest(store, manifestKey(partition)))?.manifest.current as ManifestEntry;
     const { table } = await readGeoParquet((await store.get(entry.artifact)).body, entry.artifact);
     const data = ["parcel_id", "zoning", "owner"];
-    const rows = await partitionRows(table, ["parcel_id"], data);
+    const batch = await partitionBatch(table, ["parcel_id"], data);
+    const rows = Array.from({ length: batch.length }, (_, i) => batch.row(i));
 
     const log = (await store.get(entry.changes?.changelog as string)).body;
     const recorded = (await parquetReadObjects({
@@ -79,7 +80,7 @@ describe("an artifact's rows in PostGIS", () => {
       },
       { region: "weld", date: partition.date, artifactKey: entry.artifact, sha256: entry.sha256, rows: rows.length },
       (async function* () {
-        yield rows;
+        yield batch;
       })(),
     );
     await client.query("COMMIT");
@@ -91,10 +92,14 @@ describe("an artifact's rows in PostGIS", () => {
       )
     ).rows[0];
     expect(check).toEqual({ valid: 60, srids: 1, srid: 4326 });
+    // The digests COPY wrote (hex straight from the digests) are the changelog's too.
+    const written = await client.query(`SELECT parcel_id, content_digest FROM ${quoteIdent(schema)}.parcels`);
+    expect(written.rows).toHaveLength(60);
+    for (const r of written.rows) expect(r.content_digest, r.parcel_id).toBe(digestOf.get(r.parcel_id));
     const stored = await client.query(
       `SELECT parcel_id, ST_AsBinary(geom, 'NDR') AS wkb FROM ${quoteIdent(schema)}.parcels`,
     );
-    const wkbOf = new Map(rows.map((r) => [r[0] as string, Buffer.from(r[3] as Uint8Array)]));
+    const wkbOf = new Map(rows.map((r: unknown[]) => [r[0] as string, Buffer.from(r[3] as Uint8Array)]));
     for (const r of stored.rows)
       expect((r.wkb as Buffer).equals(wkbOf.get(r.parcel_id) as Buffer), r.parcel_id).toBe(true);
   });

@@ -3,8 +3,10 @@
  * (xmin included, so no row was even rewritten); a change touches exactly the changed rows; absence retires only
  * on a complete payload; a key that comes back is un-retired; duplicate keys apply nothing.
  */
+import { Binary, Table, Utf8, vectorFromArray } from "apache-arrow";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { partitionBatch } from "../../src/sinks/partition-rows.js";
 import { applyKeyedPartition } from "../../src/sinks/postgis-apply.js";
 import type { ApplyTarget, PartitionMeta } from "../../src/sinks/postgis-apply.js";
 import { tableStatements } from "../../src/sinks/postgis-table.js";
@@ -21,7 +23,21 @@ function point(x: number, y: number): Uint8Array {
 }
 
 type Parcel = [id: string, zoning: string, x: number];
-const rowsOf = (parcels: Parcel[]) => parcels.map(([id, zoning, x]) => [id, zoning, point(x, 40), `${zoning}@${x}`]);
+/** The parcels as an artifact's columns (digests are computed from them, as from any artifact). */
+function tableOf(parcels: Parcel[]): Table {
+  const wkb = parcels.map(([, , x]) => point(x, 40));
+  return new Table({
+    parcel_id: vectorFromArray(
+      parcels.map(([id]) => id),
+      new Utf8(),
+    ),
+    zoning: vectorFromArray(
+      parcels.map(([, zoning]) => zoning),
+      new Utf8(),
+    ),
+    geometry: vectorFromArray(wkb, new Binary()),
+  });
+}
 
 describe("applying a keyed partition to PostGIS", () => {
   let client: pg.Client;
@@ -36,7 +52,7 @@ describe("applying a keyed partition to PostGIS", () => {
     ],
     run,
   });
-  const partition = (date: string, parcels: Parcel[], region = "weld"): { meta: PartitionMeta; rows: unknown[][] } => ({
+  const partition = (date: string, parcels: Parcel[], region = "weld"): { meta: PartitionMeta; rows: Table } => ({
     meta: {
       region,
       date,
@@ -44,14 +60,14 @@ describe("applying a keyed partition to PostGIS", () => {
       sha256: date.replace(/-/g, "").padEnd(64, "0"),
       rows: parcels.length,
     },
-    rows: rowsOf(parcels),
+    rows: tableOf(parcels),
   });
-  // Two batches, as two row groups would come.
-  async function* batches(rows: unknown[][]) {
-    yield rows.slice(0, 1);
-    yield rows.slice(1);
+  // Two batches, as two row groups would come (sliced: the encoders must honour Arrow's offsets).
+  async function* batches(rows: Table) {
+    yield await partitionBatch(rows.slice(0, 1), ["parcel_id"], ["parcel_id", "zoning"]);
+    yield await partitionBatch(rows.slice(1), ["parcel_id"], ["parcel_id", "zoning"]);
   }
-  const apply = async (run: string, p: { meta: PartitionMeta; rows: unknown[][] }) => {
+  const apply = async (run: string, p: { meta: PartitionMeta; rows: Table }) => {
     await client.query("BEGIN");
     try {
       const counts = await applyKeyedPartition(client, target(run), p.meta, batches(p.rows));

@@ -1,0 +1,203 @@
+/**
+ * npm run bench:sink — `georefresh sink` into PostGIS and into a GeoPackage, each beside its reference in the same
+ * run: 1M keyed points and 200k keyed polygons (4 regions each), first load against a raw binary COPY of the same
+ * rows into a bare table (no index, no constraint: the limit) and against ogr2ogr (Debian's GDAL, PG_USE_COPY=YES)
+ * loading the same rows from a GeoPackage; then a no-op re-run and a 1 %-changed re-run against the first load.
+ * GeoPackage: features/s beside ogr2ogr writing a GeoPackage from the same rows (and Kart's published ~8.5k
+ * features/s). Targets: ≥ 0.5× raw COPY, ≥ 2× ogr2ogr, no-op ≤ 2 %, 1 % change ≤ 10 %, GeoPackage ≥ 100k
+ * features/s and ≥ 1× ogr2ogr. Needs scripts/postgres.sh (started when GEOREFRESH_TEST_POSTGRES_URL is unset) and
+ * gdal-bin. `--points 200000 --polygons 50000` for a quick look.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { performance } from "node:perf_hooks";
+import type { Table } from "apache-arrow";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { crsFromCode } from "../src/geo/crs.js";
+import { syntheticParcels } from "./synthetic-parcels.js";
+import { binaryColumn } from "../src/geoparquet/columns.js";
+import { writeGeoParquet } from "../src/geoparquet/write.js";
+import { BinaryCopyWriter } from "../src/sinks/pg-copy-binary.js";
+import { sinkDataset } from "../src/sinks/run-sink.js";
+import { sha256Hex } from "../src/store/digest.js";
+import { MemoryStore } from "../src/store/memory.js";
+import { DatasetView } from "../src/views/reader.js";
+import type { ViewPartition } from "../src/views/reader.js";
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const POINTS = Number(arg("points") ?? 1_000_000);
+const POLYGONS = Number(arg("polygons") ?? 200_000);
+const REGIONS = ["r1", "r2", "r3", "r4"];
+
+function postgresUrl(): string {
+  if (!process.env.GEOREFRESH_TEST_POSTGRES_URL) {
+    execFileSync("bash", ["scripts/postgres.sh", "start"], { stdio: "inherit" });
+    for (const line of execFileSync("bash", ["scripts/postgres.sh", "env"]).toString().split("\n")) {
+      const m = /^export (\w+)=(.*)$/.exec(line);
+      if (m) process.env[m[1] as string] = m[2];
+    }
+  }
+  return process.env.GEOREFRESH_TEST_POSTGRES_URL as string;
+}
+
+/** n keyed features of one region; version 1 changes 1 % of them (0.5 % moved, 0.5 % with an edited attribute). */
+const features = (kind: "point" | "polygon", n: number, region: number, version: 0 | 1): Table =>
+  syntheticParcels(n, version, { kind, idPrefix: `P-${region}-`, shift: region });
+
+/** The artifacts of one date, written into the store, as a view's partitions; and their tables (for raw COPY). */
+async function artifacts(
+  store: MemoryStore,
+  dataset: string,
+  kind: "point" | "polygon",
+  total: number,
+  date: string,
+  version: 0 | 1,
+): Promise<{ parts: ViewPartition[]; tables: Table[] }> {
+  const crs = crsFromCode("OGC:CRS84");
+  const parts: ViewPartition[] = [];
+  const tables: Table[] = [];
+  for (const [r, region] of REGIONS.entries()) {
+    const table = features(kind, total / REGIONS.length, r, version);
+    const { bytes } = await writeGeoParquet(table, { crs, idColumn: "parcel_id" });
+    const artifact = `artifacts/${dataset}/region=${region}/date=${date}/v${version}.parquet`;
+    await store.put(artifact, bytes);
+    const entry = {
+      key: `v${version}`,
+      artifact,
+      sha256: sha256Hex(bytes),
+      bytes: bytes.byteLength,
+      rows: table.numRows,
+      bbox: null,
+      crs: "OGC:CRS84",
+    };
+    parts.push({ region, date, entry, bboxLonLat: null });
+    tables.push(table);
+  }
+  return { parts, tables };
+}
+
+/** The limit: the same rows, already decoded, encoded and COPYed into a bare table. */
+async function rawCopy(client: pg.Client, schema: string, tables: Table[]): Promise<number> {
+  await client.query(`DROP TABLE IF EXISTS ${schema}.bare`);
+  await client.query(
+    `CREATE TABLE ${schema}.bare (region text, parcel_id text, zoning text, value float8, geom geometry(Geometry, 4326))`,
+  );
+  const t = performance.now();
+  const writer = new BinaryCopyWriter(["text", "text", "text", "float8", "geometry"], 4326);
+  async function* chunks() {
+    for (const [r, table] of tables.entries()) {
+      const ids = table.getChild("parcel_id");
+      const zoning = table.getChild("zoning");
+      const value = table.getChild("value");
+      const wkb = binaryColumn(table.getChild("geometry") as never, "geometry");
+      for (let i = 0; i < table.numRows; i++) {
+        writer.row([
+          REGIONS[r],
+          ids?.get(i),
+          zoning?.get(i),
+          value?.get(i),
+          wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]),
+        ]);
+        if (writer.size > 1 << 20) yield Buffer.from(writer.take());
+      }
+    }
+    yield Buffer.from(writer.take());
+    yield Buffer.from([0xff, 0xff]);
+  }
+  await pipeline(Readable.from(chunks()), client.query(copyFrom(`COPY ${schema}.bare FROM STDIN (FORMAT binary)`)));
+  return performance.now() - t;
+}
+
+const rate = (rows: number, ms: number) => `${Math.round(rows / (ms / 1000)).toLocaleString("en-US")} rows/s`;
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+
+async function bench(kind: "point" | "polygon", total: number, url: string, dir: string): Promise<void> {
+  const dataset = `bench-${kind}s`;
+  const schema = `bench_${kind}s`;
+  const store = new MemoryStore(`bench-sink-${kind}-${process.pid}`);
+  const one = await artifacts(store, dataset, kind, total, "2026-03-01", 0);
+  const two = await artifacts(store, dataset, kind, total, "2026-03-02", 1);
+  const view = (parts: ViewPartition[]) => new DatasetView(store, dataset, "bench", parts);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.query(`CREATE SCHEMA ${schema}`);
+  const to = `${url}?schema=${schema}`;
+  const label = `${total.toLocaleString("en-US")} keyed ${kind}s`;
+  console.log(`\n${label} (${REGIONS.length} regions)`);
+
+  let t = performance.now();
+  const first = await sinkDataset({ view: view(one.parts), key: ["parcel_id"], to, table: "sink" });
+  const sinkMs = performance.now() - t;
+  if (first.rows.inserted !== total) throw new Error(`sink inserted ${first.rows.inserted}, not ${total}`);
+  const copyMs = await rawCopy(client, schema, one.tables);
+
+  const gpkg = join(dir, `${kind}s.gpkg`);
+  t = performance.now();
+  await sinkDataset({ view: view(one.parts), key: ["parcel_id"], to: gpkg, table: "sink" });
+  const gpkgMs = performance.now() - t;
+
+  const u = new URL(url);
+  t = performance.now();
+  execFileSync("ogr2ogr", [
+    ...["-f", "PostgreSQL", `PG:host=${u.hostname} port=${u.port} user=${u.username} dbname=${u.pathname.slice(1)}`],
+    ...[gpkg, "sink", "-nln", `${schema}.ogr`, "-lco", "GEOMETRY_NAME=geom", "--config", "PG_USE_COPY", "YES"],
+  ]);
+  const ogrMs = performance.now() - t;
+  const ogrGpkg = join(dir, `${kind}s-ogr.gpkg`);
+  t = performance.now();
+  execFileSync("ogr2ogr", ["-f", "GPKG", ogrGpkg, gpkg, "sink", "-nln", "ogr"]);
+  const ogrGpkgMs = performance.now() - t;
+
+  t = performance.now();
+  const noop = await sinkDataset({ view: view(one.parts), key: ["parcel_id"], to, table: "sink" });
+  const noopMs = performance.now() - t;
+  if (noop.partitions.applied !== 0) throw new Error("the no-op sink applied something");
+  t = performance.now();
+  const changed = await sinkDataset({ view: view(two.parts), key: ["parcel_id"], to, table: "sink" });
+  const changedMs = performance.now() - t;
+  t = performance.now();
+  await sinkDataset({ view: view(one.parts), key: ["parcel_id"], to: gpkg, table: "sink" });
+  const gpkgNoopMs = performance.now() - t;
+  t = performance.now();
+  const gpkgChanged = await sinkDataset({ view: view(two.parts), key: ["parcel_id"], to: gpkg, table: "sink" });
+  const gpkgChangedMs = performance.now() - t;
+  await client.query(`DROP SCHEMA ${schema} CASCADE`);
+  await client.end();
+
+  const c = changed.rows;
+  console.log(
+    [
+      `  PostGIS first load   ${s(sinkMs)}  ${rate(total, sinkMs)}`,
+      `    raw binary COPY    ${s(copyMs)}  ${rate(total, copyMs)}   sink/raw ${ratio(copyMs, sinkMs)} (target ≥ 0.5×)`,
+      `    ogr2ogr from GPKG  ${s(ogrMs)}  ${rate(total, ogrMs)}   sink/ogr2ogr ${ratio(ogrMs, sinkMs)} (target ≥ 2×)`,
+      `  PostGIS no-op re-run ${s(noopMs)}  ${((100 * noopMs) / sinkMs).toFixed(1)} % of the first load (target ≤ 2 %)`,
+      `  PostGIS 1 % changed  ${s(changedMs)}  ${((100 * changedMs) / sinkMs).toFixed(1)} % of the first load (target ≤ 10 %): ${c.inserted} inserted, ${c.updated} updated, ${c.unchanged} unchanged, ${c.retired} retired`,
+      `  GeoPackage first load ${s(gpkgMs)}  ${rate(total, gpkgMs).replace("rows", "features")} (target ≥ 100,000; Kart's checkout ~8,500)`,
+      `    ogr2ogr GPKG→GPKG  ${s(ogrGpkgMs)}  ${rate(total, ogrGpkgMs).replace("rows", "features")}   sink/ogr2ogr ${ratio(ogrGpkgMs, gpkgMs)} (target ≥ 1×)`,
+      `  GeoPackage no-op    ${s(gpkgNoopMs)}  ${((100 * gpkgNoopMs) / gpkgMs).toFixed(1)} %; 1 % changed ${s(gpkgChangedMs)}  ${((100 * gpkgChangedMs) / gpkgMs).toFixed(1)} % (${gpkgChanged.rows.updated} updated)`,
+    ].join("\n"),
+  );
+}
+
+async function main(): Promise<void> {
+  const url = postgresUrl();
+  const dir = mkdtempSync(join(tmpdir(), "georefresh-bench-sink-"));
+  try {
+    await bench("point", POINTS, url, dir);
+    await bench("polygon", POLYGONS, url, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
