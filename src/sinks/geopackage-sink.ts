@@ -3,6 +3,8 @@ import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { SinkConnectError, SinkRefusedError, SinkSchemaError } from "./errors.js";
 import { gpkgEnvelope, gpkgGeometry } from "./gpkg-geometry.js";
+import { writePackedRtree } from "./gpkg-rtree.js";
+import type { RtreeEntry } from "./gpkg-rtree.js";
 import {
   GPKG_APPLICATION_ID,
   GPKG_USER_VERSION,
@@ -31,6 +33,9 @@ export const geopackageSink: SinkKind = {
       // Ten minutes for another sink of the same file to finish (its whole transaction), then "database is locked".
       db = new Database(path, { timeout: 600_000 });
       db.pragma("journal_mode = DELETE"); // a rollback journal: the file stands alone after every commit
+      // A load inserts in spatial order, not key order: a page cache that holds the key index avoids thrashing.
+      db.pragma("cache_size = -262144");
+      db.pragma("temp_store = MEMORY");
     } catch (error) {
       throw new SinkConnectError(`cannot open the GeoPackage ${path}: ${(error as Error).message}`);
     }
@@ -155,6 +160,11 @@ const PROVENANCE = ["valid_from", "artifact_key", "artifact_sha256", "sink_run"]
 
 class GeopackageTransaction implements SinkTransaction {
   run = "";
+  /** Whether this transaction made the table (its R-tree and indexes are built at finish). */
+  private created = false;
+  private indexes: string[] = [];
+  /** The boxes of the rows a made table received, for its packed R-tree. */
+  private entries: RtreeEntry[] = [];
   private readonly t: string;
   private srsId = 0;
 
@@ -223,11 +233,14 @@ class GeopackageTransaction implements SinkTransaction {
       `sink_run TEXT NOT NULL`,
       `retired_at DATE`,
       `retired_by TEXT`,
-      ...(shape.key.length ? [`UNIQUE (region, ${shape.key.map((k) => q(k, "key column")).join(", ")})`] : []),
     ];
     this.db.exec(`CREATE TABLE ${this.t} (\n  ${columns.join(",\n  ")}\n)`);
-    if (!shape.key.length)
-      this.db.exec(`CREATE INDEX ${q(`${this.name}_partition`, "index")} ON ${this.t} (region, valid_from)`);
+    // The key's (or the partition's) index is built after the rows, in finish(): one sort, not one insertion per row.
+    this.indexes = [
+      shape.key.length
+        ? `CREATE UNIQUE INDEX ${q(`${this.name}_key`, "index")} ON ${this.t} (region, ${shape.key.map((k) => q(k, "key column")).join(", ")})`
+        : `CREATE INDEX ${q(`${this.name}_partition`, "index")} ON ${this.t} (region, valid_from)`,
+    ];
     const srs = srsRow(this.srsId);
     this.db
       .prepare(
@@ -246,7 +259,8 @@ class GeopackageTransaction implements SinkTransaction {
         `INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES (?, 'geom', 'GEOMETRY', ?, ?, 0)`,
       )
       .run(this.name, this.srsId, shape.hasZ ? 1 : 0);
-    for (const sql of rtreeStatements(this.name)) this.db.exec(sql);
+    // The R-tree and its triggers come after the rows (finish): filled in one pass, not by a trigger per row.
+    this.created = true;
   }
 
   /** Each row's values: region?, the data's, the geometry blob, the digest, then provenance when asked. */
@@ -272,9 +286,24 @@ class GeopackageTransaction implements SinkTransaction {
     around: { before: unknown[]; after: unknown[] },
   ): Promise<number> {
     const stmt = this.db.prepare(sql);
+    // Rows into a table this transaction made: keep each box for the packed R-tree (finish).
+    const boxes = this.created && around.before.length > 0;
+    const g = around.before.length + shape.columns.length;
     let sent = 0;
     for await (const batch of batches) {
-      for (const values of this.rows(batch, shape.columns.length, around.before, around.after)) stmt.run(values);
+      for (const values of this.rows(batch, shape.columns.length, around.before, around.after)) {
+        const info = stmt.run(values);
+        if (!boxes) continue;
+        const env = gpkgEnvelope(values[g] as Uint8Array);
+        if (env)
+          this.entries.push({
+            id: Number(info.lastInsertRowid),
+            minx: env[0],
+            maxx: env[1],
+            miny: env[2],
+            maxy: env[3],
+          });
+      }
       sent += batch.length;
     }
     if (sent !== p.rows)
@@ -290,14 +319,16 @@ class GeopackageTransaction implements SinkTransaction {
     const into = `INSERT INTO ${this.t} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")})`;
     const provenance = [p.date, p.artifactKey, p.sha256, this.run];
     if (!shape.key.length) {
-      const deleted = this.db
-        .prepare(`DELETE FROM ${this.t} WHERE region = ? AND valid_from = ?`)
-        .run(p.region, p.date).changes;
+      // A table this transaction made holds no earlier version of any partition.
+      const deleted = this.created
+        ? 0
+        : this.db.prepare(`DELETE FROM ${this.t} WHERE region = ? AND valid_from = ?`).run(p.region, p.date).changes;
       const n = await this.insertAll(into, shape, p, batches, { before: [p.region], after: provenance });
       return { inserted: n, updated: 0, unchanged: 0, retired: 0, deleted };
     }
     const keys = shape.key.map((k) => q(k, "key column"));
-    const fresh = this.db.prepare(`SELECT 1 FROM ${this.t} WHERE region = ? LIMIT 1`).get(p.region) === undefined;
+    const fresh =
+      this.created || this.db.prepare(`SELECT 1 FROM ${this.t} WHERE region = ? LIMIT 1`).get(p.region) === undefined;
     if (fresh) {
       try {
         const n = await this.insertAll(into, shape, p, batches, { before: [p.region], after: provenance });
@@ -397,8 +428,33 @@ class GeopackageTransaction implements SinkTransaction {
         .run(this.name, gone.region, gone.date);
   }
 
+  /**
+   * The R-tree of a table this transaction made and filled: each row's envelope read once from its blob header
+   * (the triggers would call five functions per row), then the triggers that keep it from now on.
+   */
+  private buildRtree(): void {
+    const [create, ...rest] = rtreeStatements(this.name);
+    this.db.exec(create as string);
+    writePackedRtree(this.db, `rtree_${this.name}_geom`, this.entries);
+    this.entries = [];
+    for (const sql of rest) this.db.exec(sql);
+  }
+
   /** gpkg_contents: the extent from the R-tree, and last_change from the logical dates (never the wall clock). */
   async finish(): Promise<void> {
+    if (this.created) {
+      for (const sql of this.indexes)
+        try {
+          this.db.exec(sql);
+        } catch (error) {
+          if ((error as { code?: string }).code !== "SQLITE_CONSTRAINT_UNIQUE") throw error;
+          throw new SinkRefusedError(
+            `${this.t}: duplicate key across the load (${(error as Error).message}); nothing was applied`,
+          );
+        }
+      this.buildRtree();
+    }
+    this.created = false;
     const exists = this.db.prepare(`SELECT 1 FROM gpkg_contents WHERE table_name = ?`).get(this.name);
     if (!exists) return;
     const rtree = q(`rtree_${this.name}_geom`, "R-tree");

@@ -174,10 +174,13 @@ export async function replacePartition(
   t: ApplyTarget,
   p: PartitionMeta,
   batches: RowBatches,
+  options: { fresh?: boolean } = {},
 ): Promise<ApplyCounts> {
-  const deleted =
-    (await client.query(`DELETE FROM ${t.table} WHERE region = $1 AND valid_from = $2::date`, [p.region, p.date]))
-      .rowCount ?? 0;
+  // A table the caller's transaction made holds no earlier version of any partition (and has no index yet).
+  const deleted = options.fresh
+    ? 0
+    : ((await client.query(`DELETE FROM ${t.table} WHERE region = $1 AND valid_from = $2::date`, [p.region, p.date]))
+        .rowCount ?? 0);
   const names = t.columns.map((c) => quoteIdent(c.name, "column"));
   const columns = ["region", ...names, "geom", "content_digest", ...PROVENANCE].join(", ");
   const n = await copyRows(

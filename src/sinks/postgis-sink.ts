@@ -213,7 +213,7 @@ class PostgisTransaction implements SinkTransaction {
     // A table made by this transaction holds no region yet, and has no index to keep while it fills.
     return shape.key.length
       ? applyKeyedPartition(this.client, target, p, batches, { fresh: this.created !== undefined })
-      : replacePartition(this.client, target, p, batches);
+      : replacePartition(this.client, target, p, batches, { fresh: this.created !== undefined });
   }
 
   async finish(): Promise<void> {
