@@ -1,4 +1,7 @@
-import type { Table } from "apache-arrow";
+import { Table } from "apache-arrow";
+import type { Vector } from "apache-arrow";
+import { keyText } from "../changes/change-items.js";
+import { ascendingPlan, take } from "../geoparquet/take.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import { readGeoParquet } from "../geoparquet/read.js";
 import { storeSource } from "../geoparquet/store-source.js";
@@ -25,7 +28,16 @@ export interface ArtifactRows {
   batches(): AsyncGenerator<PartitionBatch>;
 }
 
-export async function openArtifactRows(store: ObjectStore, entry: ViewEntry, key: string[]): Promise<ArtifactRows> {
+/**
+ * `keep`: only the rows whose key (as keyText) it holds are decoded into batches (a delta: docs/sinks.md); every
+ * byte is still read, so the sha256 check covers the whole artifact.
+ */
+export async function openArtifactRows(
+  store: ObjectStore,
+  entry: ViewEntry,
+  key: string[],
+  keep?: ReadonlySet<string>,
+): Promise<ArtifactRows> {
   const where = store.locate(entry.artifact);
   const source = await storeSource(store, entry.artifact, CHUNK, entry.bytes);
   const file = await openRanged(source, where, { chunkBytes: CHUNK });
@@ -52,9 +64,10 @@ export async function openArtifactRows(store: ObjectStore, entry: ViewEntry, key
       );
   const names = columns.map((c) => c.name);
   async function* batches(): AsyncGenerator<PartitionBatch> {
+    const batch = async (table: Table) => partitionBatch(keep ? kept(table, key, keep) : table, key, names, geometry);
     if (!first.done) {
-      yield await partitionBatch(first.value.table, key, names, geometry);
-      for await (const g of groups) yield await partitionBatch(g.table, key, names, geometry);
+      yield await batch(first.value.table);
+      for await (const g of groups) yield await batch(g.table);
     }
     const sha256 = await file.sha256();
     if (sha256 !== entry.sha256)
@@ -63,4 +76,16 @@ export async function openArtifactRows(store: ObjectStore, entry: ViewEntry, key
       );
   }
   return { columns, hasZ, batches };
+}
+
+/** The rows of a row group whose key is in `keep`, in file order. */
+function kept(table: Table, key: string[], keep: ReadonlySet<string>): Table {
+  const columns = key.map((k) => table.getChild(k) as { get(i: number): unknown });
+  const rows: number[] = [];
+  for (let i = 0; i < table.numRows; i++) if (keep.has(keyText(columns.map((c) => c.get(i))))) rows.push(i);
+  const order = Uint32Array.from(rows);
+  const plan = ascendingPlan(order);
+  const out: Record<string, Vector> = {};
+  for (const f of table.schema.fields) out[f.name] = take(table.getChild(f.name) as Vector, order, plan);
+  return new Table(out);
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
+import type { Delta } from "./delta.js";
 import { SinkConnectError, SinkRefusedError, SinkSchemaError } from "./errors.js";
 import { gpkgEnvelope, gpkgGeometry } from "./gpkg-geometry.js";
 import { writePackedRtree } from "./gpkg-rtree.js";
@@ -313,7 +314,7 @@ class GeopackageTransaction implements SinkTransaction {
     return sent;
   }
 
-  async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches): Promise<ApplyCounts> {
+  async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches, delta?: Delta): Promise<ApplyCounts> {
     const names = shape.columns.map((c) => q(c.name, "column"));
     const all = ["region", ...names, "geom", "content_digest", ...PROVENANCE];
     const into = `INSERT INTO ${this.t} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")})`;
@@ -328,7 +329,8 @@ class GeopackageTransaction implements SinkTransaction {
     }
     const keys = shape.key.map((k) => q(k, "key column"));
     const fresh =
-      this.created || this.db.prepare(`SELECT 1 FROM ${this.t} WHERE region = ? LIMIT 1`).get(p.region) === undefined;
+      !delta &&
+      (this.created || this.db.prepare(`SELECT 1 FROM ${this.t} WHERE region = ? LIMIT 1`).get(p.region) === undefined);
     if (fresh) {
       try {
         const n = await this.insertAll(into, shape, p, batches, { before: [p.region], after: provenance });
@@ -381,21 +383,33 @@ class GeopackageTransaction implements SinkTransaction {
           WHERE NOT EXISTS (SELECT 1 FROM ${this.t} AS t WHERE t.region = ? AND ${match})`,
       )
       .run(p.region, ...provenance, p.region).changes;
-    const retired = this.db
-      .prepare(
-        `UPDATE ${this.t} AS t SET retired_at = ?, retired_by = ?
+    const retired = delta
+      ? this.retireKeys(keys, p, delta.removed)
+      : this.db
+          .prepare(
+            `UPDATE ${this.t} AS t SET retired_at = ?, retired_by = ?
           WHERE t.region = ? AND t.retired_at IS NULL
             AND NOT EXISTS (SELECT 1 FROM temp.georefresh_stage s WHERE ${match})`,
-      )
-      .run(p.date, this.run, p.region).changes;
+          )
+          .run(p.date, this.run, p.region).changes;
     this.db.exec(`DROP TABLE temp.georefresh_stage`);
     return {
       inserted,
       updated,
-      unchanged: staged - inserted - updated,
+      unchanged: (delta?.total ?? staged) - inserted - updated,
       retired,
       deleted: 0,
     };
+  }
+
+  /** A delta's removed keys, retired one statement each (the key index finds them). */
+  private retireKeys(keys: string[], p: PartitionMeta, removed: unknown[][]): number {
+    const stmt = this.db.prepare(
+      `UPDATE ${this.t} SET retired_at = ?, retired_by = ? WHERE region = ? AND retired_at IS NULL AND ${keys.map((k) => `${k} = ?`).join(" AND ")}`,
+    );
+    let n = 0;
+    for (const values of removed) n += stmt.run(p.date, this.run, p.region, ...values.map(bindable)).changes;
+    return n;
   }
 
   async retireRegion(region: string, date: string): Promise<number> {

@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { writeBatch } from "./copy-columns.js";
+import type { Delta } from "./delta.js";
 import type { PartitionBatch } from "./partition-rows.js";
 import { BinaryCopyWriter } from "./pg-copy-binary.js";
 import type { CopyType } from "./pg-copy-binary.js";
@@ -92,15 +93,17 @@ export async function applyKeyedPartition(
   t: ApplyTarget,
   p: PartitionMeta,
   batches: RowBatches,
-  options: { fresh?: boolean } = {},
+  options: { fresh?: boolean; delta?: Delta } = {},
 ): Promise<ApplyCounts> {
   const names = t.columns.map((c) => quoteIdent(c.name, "column"));
   const keys = t.key.map((k) => quoteIdent(k, "key column"));
   const types: CopyType[] = [...t.columns.map((c) => c.copy), "geometry", "text"];
-  const fresh =
-    options.fresh ??
-    ((await client.query(`SELECT NOT EXISTS (SELECT 1 FROM ${t.table} WHERE region = $1) AS fresh`, [p.region])).rows[0]
-      .fresh as boolean);
+  // A delta is against rows the table holds; otherwise a region with no rows yet is COPYed straight in.
+  const fresh = options.delta
+    ? false
+    : (options.fresh ??
+      ((await client.query(`SELECT NOT EXISTS (SELECT 1 FROM ${t.table} WHERE region = $1) AS fresh`, [p.region]))
+        .rows[0].fresh as boolean));
   if (fresh) {
     const columns = ["region", ...names, "geom", "content_digest", ...PROVENANCE].join(", ");
     try {
@@ -154,14 +157,38 @@ export async function applyKeyedPartition(
   );
   const inserted = upsert.rows.filter((r) => r.inserted).length;
   const updated = upsert.rows.length - inserted;
-  const gone = await client.query(
-    `UPDATE ${t.table} AS t SET retired_at = $2::date, retired_by = $3
-      WHERE t.region = $1 AND t.retired_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM ${stage} s WHERE ${keys.map((k) => `s.${k} = t.${k}`).join(" AND ")})`,
-    [p.region, p.date, t.run],
-  );
+  const retired = options.delta
+    ? await retireKeys(client, t, p, options.delta.removed)
+    : ((
+        await client.query(
+          `UPDATE ${t.table} AS t SET retired_at = $2::date, retired_by = $3
+            WHERE t.region = $1 AND t.retired_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM ${stage} s WHERE ${keys.map((k) => `s.${k} = t.${k}`).join(" AND ")})`,
+          [p.region, p.date, t.run],
+        )
+      ).rowCount ?? 0);
   await client.query(`DROP TABLE ${stage}`);
-  return { inserted, updated, unchanged: staged - inserted - updated, retired: gone.rowCount ?? 0, deleted: 0 };
+  // A delta stages only the changed rows; the partition's other rows are unchanged by its changelog's word.
+  const total = options.delta?.total ?? staged;
+  return { inserted, updated, unchanged: total - inserted - updated, retired, deleted: 0 };
+}
+
+/** Retires the given keys of a region (a delta's removals), a thousand per statement. */
+async function retireKeys(client: pg.Client, t: ApplyTarget, p: PartitionMeta, removed: unknown[][]): Promise<number> {
+  const keys = t.key.map((k) => quoteIdent(k, "key column"));
+  let n = 0;
+  for (let i = 0; i < removed.length; i += 1000) {
+    const chunk = removed.slice(i, i + 1000);
+    const params: unknown[] = [p.region, p.date, t.run];
+    const tuples = chunk.map((values) => `(${values.map((v) => `$${params.push(v)}`).join(", ")})`);
+    const res = await client.query(
+      `UPDATE ${t.table} SET retired_at = $2::date, retired_by = $3
+        WHERE region = $1 AND retired_at IS NULL AND (${keys.join(", ")}) IN (${tuples.join(", ")})`,
+      params,
+    );
+    n += res.rowCount ?? 0;
+  }
+  return n;
 }
 
 /**

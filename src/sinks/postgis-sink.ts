@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { Delta } from "./delta.js";
 import { SinkConnectError, SinkRefusedError } from "./errors.js";
 import type { AppliedPartition } from "./plan.js";
 import { applyKeyedPartition, replacePartition } from "./postgis-apply.js";
@@ -202,7 +203,7 @@ class PostgisTransaction implements SinkTransaction {
     return `table ${this.table}`;
   }
 
-  async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches): Promise<ApplyCounts> {
+  async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches, delta?: Delta): Promise<ApplyCounts> {
     const target: ApplyTarget = {
       table: this.table,
       srid: sridOf(shape.crs),
@@ -212,7 +213,7 @@ class PostgisTransaction implements SinkTransaction {
     };
     // A table made by this transaction holds no region yet, and has no index to keep while it fills.
     return shape.key.length
-      ? applyKeyedPartition(this.client, target, p, batches, { fresh: this.created !== undefined })
+      ? applyKeyedPartition(this.client, target, p, batches, { fresh: this.created !== undefined, delta })
       : replacePartition(this.client, target, p, batches, { fresh: this.created !== undefined });
   }
 

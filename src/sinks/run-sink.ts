@@ -1,6 +1,7 @@
 import type { ObjectStore } from "../store/types.js";
 import type { DatasetView, ViewPartition } from "../views/reader.js";
 import { openArtifactRows } from "./artifact-rows.js";
+import { deltaOf } from "./delta.js";
 import { sinkKindFor } from "./kinds.js";
 import { planSink } from "./plan.js";
 import type { AppliedPartition, SinkPlan } from "./plan.js";
@@ -33,8 +34,8 @@ export interface SinkReport {
   dryRun: boolean;
   partitions: { applied: number; unchanged: number; gone: number };
   rows: ApplyCounts;
-  /** Each partition applied, with what it did. */
-  applied: { region: string; date: string; sha256: string; counts: ApplyCounts }[];
+  /** Each partition applied, with what it did; `delta`: only its changelog's rows were read in. */
+  applied: { region: string; date: string; sha256: string; delta: boolean; counts: ApplyCounts }[];
 }
 
 const zero = (): ApplyCounts => ({ inserted: 0, updated: 0, unchanged: 0, retired: 0, deleted: 0 });
@@ -65,11 +66,15 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
     });
     if (o.dryRun || (first.apply.length === 0 && first.gone.length === 0)) return report(first, Boolean(o.dryRun));
     return await session.transaction(table, async (tx) => {
-      const plan = planSink(table, o.view.partitions, await tx.applied(), keyed);
+      const before = await tx.applied();
+      const plan = planSink(table, o.view.partitions, before, keyed);
       tx.run = plan.run;
       const out = report(plan, false);
+      const held = new Map(before.map((a) => [a.region, a]));
       for (const p of plan.apply) {
-        const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key);
+        // A keyed region whose new version's changelog is against the version the table holds: only its changes.
+        const delta = keyed ? await deltaOf(o.view.store, dataset, p, held.get(p.region), o.key) : undefined;
+        const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert);
         const shape: SinkTableShape = { dataset, key: o.key, columns: rows.columns, crs: p.entry.crs, hasZ: rows.hasZ };
         await tx.prepare(shape);
         const meta = {
@@ -77,12 +82,18 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
           date: p.date,
           artifactKey: p.entry.artifact,
           sha256: p.entry.sha256,
-          rows: p.entry.rows,
+          rows: delta ? delta.upsert.size : p.entry.rows,
         };
-        const counts = await tx.apply(shape, meta, rows.batches());
+        const counts = await tx.apply(shape, meta, rows.batches(), delta);
         await tx.record(dataset, keyed, { region: p.region, date: p.date, sha256: p.entry.sha256 });
         for (const k of Object.keys(counts) as (keyof ApplyCounts)[]) out.rows[k] += counts[k];
-        out.applied.push({ region: p.region, date: p.date, sha256: p.entry.sha256, counts });
+        out.applied.push({
+          region: p.region,
+          date: p.date,
+          sha256: p.entry.sha256,
+          delta: delta !== undefined,
+          counts,
+        });
         o.onPartition?.(p, counts, out.applied.length, plan.apply.length);
       }
       const latest = o.view.partitions.reduce((d, p) => (p.date > d ? p.date : d), "");

@@ -1,3 +1,4 @@
+import type { Delta } from "./delta.js";
 import type { AppliedPartition } from "./plan.js";
 import type { ApplyCounts, PartitionMeta, RowBatches } from "./postgis-apply.js";
 
@@ -37,8 +38,11 @@ export interface SinkTransaction {
   applied(): Promise<AppliedPartition[]>;
   /** Makes the table when missing; adds columns the table lacks; refuses a column whose type changed. */
   prepare(shape: SinkTableShape): Promise<void>;
-  /** A keyed partition upserted (unchanged rows untouched, absent keys retired), or an unkeyed one replaced. */
-  apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches): Promise<ApplyCounts>;
+  /**
+   * A keyed partition upserted (unchanged rows untouched, absent keys retired), or an unkeyed one replaced. With a
+   * delta, `batches` holds only its changed rows and only its removed keys are retired.
+   */
+  apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches, delta?: Delta): Promise<ApplyCounts>;
   /** Keyed: every live row of a region the view no longer has, retired as of `date`. */
   retireRegion(region: string, date: string): Promise<number>;
   /** Without a key: a partition the view no longer has, its rows deleted. */
