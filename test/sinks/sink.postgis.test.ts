@@ -4,6 +4,7 @@
  * logical date and come back un-retired; a partial payload retires nothing; a dataset without a key is replaced
  * per partition; geometry arrives with its SRID, valid, byte for byte the artifact's WKB.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { sinkDataset } from "../../src/sinks/run-sink.js";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type { ObjectStore } from "../../src/store/types.js";
+import { defineTask } from "../../src/task/task.js";
 import type { TaskDefinition } from "../../src/task/task.js";
 import { DatasetView, openDataset } from "../../src/views/reader.js";
 import { dateTwo, parcels, parcelsTask, writeFeed } from "../helpers/parcels-task.js";
@@ -189,5 +191,64 @@ describe("sink to PostGIS", () => {
     const untouched = (rows: typeof a) => rows.filter((r) => !(r.region === "weld" && r.valid_from === D2));
     expect(untouched(b)).toEqual(untouched(a));
     expect(b.filter((r) => r.region === "weld" && r.valid_from === D2)).toHaveLength(31);
+  });
+});
+
+describe("sink to PostGIS and GeoPackage: 3D", () => {
+  it("keeps Z: a GeometryZ column, and each point's z as the artifact has it", async () => {
+    const store = new MemoryStore(`sink-z-${process.pid}`);
+    const task = defineTask({
+      name: "sink-z",
+      version: "1",
+      cadence: "daily",
+      regions: ["weld"],
+      inputs: () => ({}),
+      crs: "OGC:CRS84",
+      key: ["id"],
+      columns: [{ name: "id", type: "string" }],
+      compute: async () =>
+        Array.from({ length: 5 }, (_, i) => ({
+          geometry: { type: "Point" as const, coordinates: [-105 + i * 0.01, 40, 1500 + i] },
+          properties: { id: `W-${i}` },
+        })),
+    });
+    const r = await refreshPartition({
+      store,
+      task,
+      partition: { dataset: "sink-z", region: "weld", date: D1 },
+      versions: {},
+    });
+    expect(r.outcome, r.message).toBe("promoted");
+    const view = await openDataset(store, "sink-z").current();
+    const schema = `sink_z_${process.pid}`;
+    const url = inject("postgres") as string;
+    await sinkDataset({ view, key: ["id"], to: `${url}?schema=${schema}`, table: "wells" });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const rows = await client.query(
+        `SELECT id, ST_Z(geom) AS z, GeometryType(geom) AS t, ST_CoordDim(geom) AS dims,
+                format_type(a.atttypid, a.atttypmod) AS col
+           FROM ${quoteIdent(schema)}.wells, pg_attribute a
+          WHERE a.attrelid = '${schema}.wells'::regclass AND a.attname = 'geom' ORDER BY id`,
+      );
+      expect(rows.rows.map((x) => [x.id, x.z, x.dims])).toEqual(
+        Array.from({ length: 5 }, (_, i) => [`W-${i}`, 1500 + i, 3]),
+      );
+      expect(rows.rows[0].col).toBe("geometry(GeometryZ,4326)");
+    } finally {
+      await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+      await client.end();
+    }
+    const dir = mkdtempSync(join(tmpdir(), "georefresh-sink-z-"));
+    try {
+      const file = join(dir, "wells.gpkg");
+      await sinkDataset({ view, key: ["id"], to: file, table: "wells" });
+      execFileSync("/usr/bin/python3", ["/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py", file]);
+      const info = execFileSync("ogrinfo", ["-ro", "-q", file, "wells", "-where", "id = 'W-3'"]).toString();
+      expect(info).toMatch(/POINT Z \(-104\.97 40\.0 1503\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
