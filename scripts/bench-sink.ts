@@ -21,7 +21,12 @@ import { from as copyFrom } from "pg-copy-streams";
 import { syntheticParcels } from "./synthetic-parcels.js";
 import { binaryColumn } from "../src/geoparquet/columns.js";
 import { refreshPartition } from "../src/protocol/refresh.js";
+import { openArtifactRows } from "../src/sinks/artifact-rows.js";
+import { writeBatch } from "../src/sinks/copy-columns.js";
+import type { PartitionBatch } from "../src/sinks/partition-rows.js";
 import { BinaryCopyWriter } from "../src/sinks/pg-copy-binary.js";
+import type { CopyType } from "../src/sinks/pg-copy-binary.js";
+import { copyTypeOf } from "../src/sinks/sql-names.js";
 import { sinkDataset } from "../src/sinks/run-sink.js";
 import { MemoryStore } from "../src/store/memory.js";
 import { defineTask } from "../src/task/task.js";
@@ -118,6 +123,64 @@ async function rawCopy(client: pg.Client, schema: string, tables: Table[]): Prom
   return performance.now() - t;
 }
 
+/**
+ * The limit for the sink's own rows: the same columns (provenance and digest included), already read and digested,
+ * encoded and COPYed into a bare copy of the sink's table (LIKE it: no index, no constraint).
+ */
+async function rawCopyOfSinkRows(
+  client: pg.Client,
+  schema: string,
+  store: MemoryStore,
+  parts: readonly ViewPartition[],
+) {
+  const batches: { p: ViewPartition; batch: PartitionBatch; columns: { name: string; type: string }[] }[] = [];
+  for (const p of parts) {
+    const rows = await openArtifactRows(store, p.entry, ["parcel_id"]);
+    for await (const batch of rows.batches()) batches.push({ p, batch, columns: rows.columns });
+  }
+  await client.query(`DROP TABLE IF EXISTS ${schema}.bare_like`);
+  await client.query(`CREATE TABLE ${schema}.bare_like (LIKE ${schema}.sink)`);
+  const names = batches[0]?.columns.map((c) => `"${c.name}"`) ?? [];
+  const types: CopyType[] = [
+    "text",
+    ...(batches[0]?.columns.map((c) => copyTypeOf(c.type, c.name)) ?? []),
+    "geometry",
+    "text",
+    "date",
+    "text",
+    "text",
+    "text",
+  ];
+  const t = performance.now();
+  const writer = new BinaryCopyWriter(types, 4326);
+  const constants = new Map<ViewPartition, { before: unknown[]; after: unknown[] }>();
+  async function* chunks() {
+    for (const { p, batch } of batches) {
+      let c = constants.get(p);
+      if (!c)
+        constants.set(p, (c = { before: [p.region], after: [p.date, p.entry.artifact, p.entry.sha256, "sink-bench"] }));
+      writeBatch(writer, batch, types, c.before, c.after);
+      yield Buffer.from(writer.take());
+    }
+    yield Buffer.from([0xff, 0xff]);
+  }
+  const columns = [
+    "region",
+    ...names,
+    "geom",
+    "content_digest",
+    "valid_from",
+    "artifact_key",
+    "artifact_sha256",
+    "sink_run",
+  ];
+  await pipeline(
+    Readable.from(chunks()),
+    client.query(copyFrom(`COPY ${schema}.bare_like (${columns.join(", ")}) FROM STDIN (FORMAT binary)`)),
+  );
+  return performance.now() - t;
+}
+
 const rate = (rows: number, ms: number) => `${Math.round(rows / (ms / 1000)).toLocaleString("en-US")} rows/s`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
@@ -153,6 +216,7 @@ async function bench(kind: "point" | "polygon", total: number, url: string, dir:
   const sinkMs = performance.now() - t;
   if (first.rows.inserted !== total) throw new Error(`sink inserted ${first.rows.inserted}, not ${total}`);
   const copyMs = await rawCopy(client, schema, one.tables);
+  const likeMs = await rawCopyOfSinkRows(client, schema, store, one.parts);
 
   const gpkg = join(dir, `${kind}s.gpkg`);
   t = performance.now();
@@ -192,7 +256,8 @@ async function bench(kind: "point" | "polygon", total: number, url: string, dir:
   console.log(
     [
       `  PostGIS first load   ${s(sinkMs)}  ${rate(total, sinkMs)}`,
-      `    raw binary COPY    ${s(copyMs)}  ${rate(total, copyMs)}   sink/raw ${ratio(copyMs, sinkMs)} (target ≥ 0.5×)`,
+      `    raw binary COPY, 5-column bare table      ${s(copyMs)}  ${rate(total, copyMs)}   sink/raw ${ratio(copyMs, sinkMs)} (target ≥ 0.5×)`,
+      `    raw binary COPY of the sink's rows (its columns, provenance included; read and digested beforehand) into a bare copy of its table: ${s(likeMs)}  ${rate(total, likeMs)}   sink/raw ${ratio(likeMs, sinkMs)}`,
       `    ogr2ogr from GPKG  ${s(ogrMs)}  ${rate(total, ogrMs)}   sink/ogr2ogr ${ratio(ogrMs, sinkMs)} (target ≥ 2×)`,
       `  PostGIS no-op re-run ${s(noopMs)}  ${((100 * noopMs) / sinkMs).toFixed(1)} % of the first load (target ≤ 2 %)`,
       `  PostGIS 1 % changed  ${s(changedMs)}  ${((100 * changedMs) / sinkMs).toFixed(1)} % of the first load (target ≤ 10 %): ${c.inserted} inserted, ${c.updated} updated, ${c.unchanged} unchanged, ${c.retired} retired`,

@@ -45,6 +45,8 @@ export interface Config {
 /** Where `georefresh sink` applies a dataset (docs/sinks.md): the table's name, when not the dataset's own. */
 export interface SinkConfig {
   table?: string;
+  /** Keyed datasets in PostGIS: also keep `<table>_history` (docs/sinks.md). */
+  history?: boolean;
 }
 
 /** What the STAC Collection says of a dataset (docs/stac.md); license defaults to "other". */
@@ -175,9 +177,13 @@ function sinkOf(raw: unknown, where: string): SinkConfig {
     throw new ConfigError(`${where}: "sink" must be an object, e.g. { "table": "parcels" }`);
   const out: SinkConfig = {};
   for (const [k, v] of Object.entries(raw)) {
-    if (k !== "table") throw new ConfigError(`${where}: "sink" has an unknown field "${k}" (table)`);
-    if (typeof v !== "string" || !v) throw new ConfigError(`${where}: "sink.table" must be a non-empty string`);
-    out.table = v;
+    if (k === "table") {
+      if (typeof v !== "string" || !v) throw new ConfigError(`${where}: "sink.table" must be a non-empty string`);
+      out.table = v;
+    } else if (k === "history") {
+      if (typeof v !== "boolean") throw new ConfigError(`${where}: "sink.history" must be true or false`);
+      out.history = v;
+    } else throw new ConfigError(`${where}: "sink" has an unknown field "${k}" (table, history)`);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { Table } from "apache-arrow";
+import { DataType, Table } from "apache-arrow";
 import type { Vector } from "apache-arrow";
 import { keyText } from "../changes/change-items.js";
 import { ascendingPlan, take } from "../geoparquet/take.js";
@@ -82,7 +82,11 @@ export async function openArtifactRows(
 function kept(table: Table, key: string[], keep: ReadonlySet<string>): Table {
   const columns = key.map((k) => table.getChild(k) as { get(i: number): unknown });
   const rows: number[] = [];
-  for (let i = 0; i < table.numRows; i++) if (keep.has(keyText(columns.map((c) => c.get(i))))) rows.push(i);
+  const only = columns.length === 1 ? columns[0] : undefined;
+  // One text column (the usual key): its value is its keyText; no array per row.
+  if (only && DataType.isUtf8(table.getChild(key[0] as string)?.type)) {
+    for (let i = 0; i < table.numRows; i++) if (keep.has(only.get(i) as string)) rows.push(i);
+  } else for (let i = 0; i < table.numRows; i++) if (keep.has(keyText(columns.map((c) => c.get(i))))) rows.push(i);
   const order = Uint32Array.from(rows);
   const plan = ascendingPlan(order);
   const out: Record<string, Vector> = {};

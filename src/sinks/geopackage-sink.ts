@@ -161,6 +161,7 @@ const PROVENANCE = ["valid_from", "artifact_key", "artifact_sha256", "sink_run"]
 
 class GeopackageTransaction implements SinkTransaction {
   run = "";
+  keepHistory = false;
   /** Whether this transaction made the table (its R-tree and indexes are built at finish). */
   private created = false;
   private indexes: string[] = [];
@@ -181,6 +182,10 @@ class GeopackageTransaction implements SinkTransaction {
   }
 
   async prepare(shape: SinkTableShape): Promise<void> {
+    if (this.keepHistory)
+      throw new SinkSchemaError(
+        `a history table is kept in PostGIS only for now: sink ${shape.dataset} into PostgreSQL for its history, or turn "history" off for the GeoPackage`,
+      );
     this.srsId = sridOf(shape.crs);
     for (const c of shape.columns)
       if ((SINK_COLUMNS as readonly string[]).includes(c.name) || c.name === "fid")

@@ -1,9 +1,10 @@
 import pg from "pg";
 import type { Delta } from "./delta.js";
-import { SinkConnectError, SinkRefusedError } from "./errors.js";
+import { SinkConnectError, SinkRefusedError, SinkSchemaError } from "./errors.js";
 import type { AppliedPartition } from "./plan.js";
 import { applyKeyedPartition, replacePartition } from "./postgis-apply.js";
 import type { ApplyTarget } from "./postgis-apply.js";
+import { historyName, historyStatement, recordHistory } from "./postgis-history.js";
 import { sridOf, STATE_TABLE, stateStatement, tableParts } from "./postgis-table.js";
 import type {
   ApplyCounts,
@@ -137,8 +138,11 @@ const SPELLED: Record<string, string> = {
 class PostgisTransaction implements SinkTransaction {
   private readonly table: string;
   run = "";
+  keepHistory = false;
   /** The indexes of a table this transaction made, built after its rows (finish). */
   private created: string[] | undefined;
+  /** The history table, when the sink keeps one. */
+  private history: string | undefined;
 
   constructor(
     private readonly client: pg.Client,
@@ -175,6 +179,7 @@ class PostgisTransaction implements SinkTransaction {
       });
       for (const sql of create) await this.client.query(sql);
       this.created = indexes;
+      await this.prepareHistory(shape);
       return;
     }
     const types = new Map(existing.rows.map((r) => [r.name as string, r.type as string]));
@@ -197,6 +202,27 @@ class PostgisTransaction implements SinkTransaction {
           `${this.where()}: column ${JSON.stringify(c.name)} is ${has}, but the artifact's ${c.type} needs ${sql}: change the column's type in the database, or sink into a new table`,
         );
     }
+    await this.prepareHistory(shape);
+  }
+
+  /** The history table, made when asked for and missing (it takes the data's columns as they are now). */
+  private async prepareHistory(shape: SinkTableShape): Promise<void> {
+    if (!this.keepHistory) return;
+    if (!shape.key.length)
+      throw new SinkSchemaError(
+        `${shape.dataset} has no key: a history table needs one (a dataset without a key already holds every partition)`,
+      );
+    await this.client.query(
+      historyStatement({
+        schema: this.schema,
+        table: this.name,
+        key: shape.key,
+        columns: shape.columns,
+        crs: shape.crs,
+        hasZ: shape.hasZ,
+      }),
+    );
+    this.history = `${quoteIdent(this.schema, "schema")}.${quoteIdent(historyName(this.name), "history table name")}`;
   }
 
   private where(): string {
@@ -212,9 +238,29 @@ class PostgisTransaction implements SinkTransaction {
       run: this.run,
     };
     // A table made by this transaction holds no region yet, and has no index to keep while it fills.
-    return shape.key.length
-      ? applyKeyedPartition(this.client, target, p, batches, { fresh: this.created !== undefined, delta })
-      : replacePartition(this.client, target, p, batches, { fresh: this.created !== undefined });
+    if (!shape.key.length)
+      return replacePartition(this.client, target, p, batches, { fresh: this.created !== undefined });
+    const counts = await applyKeyedPartition(this.client, target, p, batches, {
+      fresh: this.created !== undefined,
+      delta,
+    });
+    if (this.history) await this.recordHistory(shape, p.region, p.date);
+    return counts;
+  }
+
+  private async recordHistory(shape: SinkTableShape, region: string, date: string): Promise<void> {
+    await recordHistory(
+      this.client,
+      {
+        table: this.table,
+        history: this.history as string,
+        key: shape.key,
+        columns: shape.columns.map((c) => c.name),
+        run: this.run,
+      },
+      region,
+      date,
+    );
   }
 
   async finish(): Promise<void> {
@@ -239,7 +285,43 @@ class PostgisTransaction implements SinkTransaction {
       `UPDATE ${this.table} SET retired_at = $2::date, retired_by = $3 WHERE region = $1 AND retired_at IS NULL`,
       [region, date, this.run],
     );
+    if (this.keepHistory) await this.recordRetirement(region, date);
     return res.rowCount ?? 0;
+  }
+
+  /** A retired region's keys into the history table, its columns and key read from the table itself. */
+  private async recordRetirement(region: string, date: string): Promise<void> {
+    const history = `${quoteIdent(this.schema, "schema")}.${quoteIdent(historyName(this.name), "history table name")}`;
+    const fixed = [
+      "region",
+      "geom",
+      "valid_from",
+      "retired",
+      "content_digest",
+      "artifact_key",
+      "artifact_sha256",
+      "sink_run",
+    ];
+    const cols = await this.client.query(
+      `SELECT a.attname AS name, a.attnum = ANY(i.indkey) AS key
+         FROM pg_attribute a JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+      [history],
+    );
+    if (cols.rows.length === 0) return; // no history kept yet: nothing it could record against
+    const data = cols.rows.filter((r) => !fixed.includes(r.name));
+    await recordHistory(
+      this.client,
+      {
+        table: this.table,
+        history,
+        key: data.filter((r) => r.key).map((r) => r.name),
+        columns: data.map((r) => r.name),
+        run: this.run,
+      },
+      region,
+      date,
+    );
   }
 
   async removePartition(region: string, date: string): Promise<number> {

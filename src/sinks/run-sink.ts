@@ -17,6 +17,8 @@ export interface SinkOptions {
   to: string;
   /** The table's name (default: the dataset's, lower case, `-` and `.` as `_`). */
   table?: string;
+  /** Keyed datasets: also keep `<table>_history`, one row per (region, key, valid_from) applied (PostGIS). */
+  history?: boolean;
   /** Plan only: say what would be applied, read no artifact, change nothing. */
   dryRun?: boolean;
   /** Called after each partition is applied (inside the transaction: nothing is visible before the end). */
@@ -69,6 +71,7 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
       const before = await tx.applied();
       const plan = planSink(table, o.view.partitions, before, keyed);
       tx.run = plan.run;
+      tx.keepHistory = Boolean(o.history);
       const out = report(plan, false);
       const held = new Map(before.map((a) => [a.region, a]));
       for (const p of plan.apply) {

@@ -34,6 +34,8 @@ export interface SinkSession {
 export interface SinkTransaction {
   /** The run's name, written into what it changes (provenance): set before the first change. */
   run: string;
+  /** Keyed tables: also keep the history table of every state applied (docs/sinks.md); set before the first change. */
+  keepHistory: boolean;
   /** The state as it is under the lock (another sink may have committed since applied() was read). */
   applied(): Promise<AppliedPartition[]>;
   /** Makes the table when missing; adds columns the table lacks; refuses a column whose type changed. */

@@ -139,6 +139,21 @@ export default { ...base, ${spec.inputs ? `inputs: () => (${JSON.stringify(spec.
     expect(license.stderr).toMatch(
       /"catalog.license" "CC BY 4.0" is not an SPDX license id or expression .*"CC-BY-4.0"/,
     );
+    // The sink's settings are checked as the config loads too.
+    for (const [sink, message] of [
+      [{ table: 3 }, /"sink.table" must be a non-empty string/],
+      [{ history: "yes" }, /"sink.history" must be true or false/],
+      [{ schema: "x" }, /"sink" has an unknown field "schema" \(table, history\)/],
+    ] as const) {
+      const bad = await runCli([
+        "ls",
+        "a",
+        "--config",
+        configWith(`sink-${Object.keys(sink)[0]}`, { a: { extra: { sink } } }),
+      ]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(message);
+    }
     for (const good of ["CC-BY-4.0", "MIT OR Apache-2.0", "other"]) {
       const r = await runCli([
         "ls",

@@ -173,6 +173,54 @@ describe("sink to PostGIS", () => {
     expect(after).toHaveLength(25);
   });
 
+  it("keeps a history table when asked: every state applied, so a parcel on any applied date is one query", async () => {
+    const store = new MemoryStore(`sink-${process.pid}-${stores++}`);
+    const task = parcelsTask(dir, { name: "sink-history" });
+    await promote(store, task, "weld", D1, parcels(60));
+    const run = async () =>
+      sinkDataset({
+        view: await openDataset(store, task.name).current(),
+        key: ["parcel_id"],
+        to: to(),
+        table: "hist",
+        history: true,
+      });
+    await run();
+    await promote(store, task, "weld", D2, dateTwo(parcels(60)));
+    await run();
+    await run(); // nothing new: no history row added or rewritten
+    const rows = (
+      await client.query(
+        `SELECT xmin::text AS xmin, parcel_id, zoning, valid_from::text, retired FROM ${quoteIdent(schema)}.hist_history ORDER BY parcel_id, valid_from`,
+      )
+    ).rows as { xmin: string; parcel_id: string; zoning: string; valid_from: string; retired: boolean }[];
+    expect(rows.filter((r) => r.valid_from === D1)).toHaveLength(60);
+    const second = rows.filter((r) => r.valid_from === D2);
+    expect(second).toHaveLength(13); // 3 added, 8 changed, 2 retired
+    expect(second.filter((r) => r.retired).map((r) => r.parcel_id)).toEqual(["P-0001", "P-0002"]);
+    const on = async (date: string) =>
+      (
+        await client.query(
+          `SELECT DISTINCT ON (parcel_id) parcel_id, zoning, retired FROM ${quoteIdent(schema)}.hist_history
+            WHERE region = 'weld' AND parcel_id = ANY($2) AND valid_from <= $1::date ORDER BY parcel_id, valid_from DESC`,
+          [date, ["P-0001", "P-0020"]],
+        )
+      ).rows;
+    expect(await on(D1)).toEqual([
+      { parcel_id: "P-0001", zoning: "R2", retired: false },
+      { parcel_id: "P-0020", zoning: "R1", retired: false },
+    ]);
+    expect(await on(D2)).toEqual([
+      { parcel_id: "P-0001", zoning: "R2", retired: true },
+      { parcel_id: "P-0020", zoning: "MU", retired: false },
+    ]);
+    // Asking a GeoPackage for history is refused, saying where it is kept.
+    const gpkg = join(dir, "hist.gpkg");
+    await expect(
+      sinkDataset({ view: await openDataset(store, task.name).current(), key: ["parcel_id"], to: gpkg, history: true }),
+    ).rejects.toThrow(/history table is kept in PostGIS only for now/);
+  });
+
   it("replaces a dataset without a key per partition, leaving the others' rows untouched", async () => {
     const store = new MemoryStore(`sink-${process.pid}-${stores++}`);
     const task = parcelsTask(dir, { name: "sink-unkeyed", key: undefined });

@@ -60,6 +60,7 @@ happens in one transaction; a partition already applied at its version is never 
             key: entry.task.key ?? [],
             to: opts.to,
             table: opts.table ?? entry.sink.table,
+            history: entry.sink.history,
             dryRun: opts.dryRun,
             onPartition: tty
               ? (_p, _c, done, of) =>
