@@ -6,6 +6,7 @@ import { applyKeyedPartition, replacePartition } from "./postgis-apply.js";
 import type { ApplyTarget } from "./postgis-apply.js";
 import { historyName, historyStatement, recordHistory } from "./postgis-history.js";
 import { sridOf, STATE_TABLE, stateStatement, tableParts } from "./postgis-table.js";
+import type { SinkTableSpec } from "./postgis-table.js";
 import type {
   ApplyCounts,
   PartitionMeta,
@@ -169,14 +170,7 @@ class PostgisTransaction implements SinkTransaction {
       [this.table],
     );
     if (existing.rows.length === 0) {
-      const { create, indexes } = tableParts({
-        schema: this.schema,
-        table: this.name,
-        key: shape.key,
-        columns: shape.columns,
-        crs: shape.crs,
-        hasZ: shape.hasZ,
-      });
+      const { create, indexes } = tableParts(this.spec(shape));
       for (const sql of create) await this.client.query(sql);
       this.created = indexes;
       await this.prepareHistory(shape);
@@ -212,21 +206,17 @@ class PostgisTransaction implements SinkTransaction {
       throw new SinkSchemaError(
         `${shape.dataset} has no key: a history table needs one (a dataset without a key already holds every partition)`,
       );
-    await this.client.query(
-      historyStatement({
-        schema: this.schema,
-        table: this.name,
-        key: shape.key,
-        columns: shape.columns,
-        crs: shape.crs,
-        hasZ: shape.hasZ,
-      }),
-    );
+    await this.client.query(historyStatement(this.spec(shape)));
     this.history = `${quoteIdent(this.schema, "schema")}.${quoteIdent(historyName(this.name), "history table name")}`;
   }
 
   private where(): string {
     return `table ${this.table}`;
+  }
+
+  private spec(shape: SinkTableShape): SinkTableSpec {
+    const { key, columns, crs, hasZ } = shape;
+    return { schema: this.schema, table: this.name, key, columns, crs, hasZ };
   }
 
   async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches, delta?: Delta): Promise<ApplyCounts> {
