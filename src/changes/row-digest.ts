@@ -51,6 +51,8 @@ export interface DigestColumns {
   key: readonly string[];
   geometry: string;
   skip: readonly string[];
+  /** Only the content digests (attributes, geometry): no key hash, key bytes or per-column hashes (a sink's need). */
+  contentOnly?: boolean;
 }
 
 const hex = (x: bigint) => x.toString(16).padStart(16, "0");
@@ -112,6 +114,16 @@ export class RowDigester {
     const rows = table.numRows;
     if (this.at + rows > this.key.length) throw new Error("more rows than the footer declared");
     const out = this.scratch;
+    if (this.columns.contentOnly) {
+      for (let i = 0; i < rows; i++) {
+        out.reset();
+        for (const a of attrs) a(i, out);
+        this.attributes[this.at + i] = h64(out.bytes(), this.attributeSeed);
+        this.geometry[this.at + i] = h64(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), SEED.geometry);
+      }
+      this.at += rows;
+      return;
+    }
     for (let i = 0; i < rows; i++) {
       const row = this.at + i;
       out.reset();

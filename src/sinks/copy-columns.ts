@@ -3,6 +3,10 @@ import type { Data, RecordBatch } from "apache-arrow";
 import type { PartitionBatch } from "./partition-rows.js";
 import type { BinaryCopyWriter, CopyType } from "./pg-copy-binary.js";
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Where a 64-bit value's high and low 32-bit words sit in a Uint32Array view of it. */
+const [HI, LO] = LITTLE_ENDIAN ? [1, 0] : [0, 1];
+
 /** Writes row i of one column into a COPY row. */
 type FieldWriter = (w: BinaryCopyWriter, i: number) => void;
 
@@ -53,7 +57,10 @@ export function writeBatch(
 ): void {
   const n = before.length + p.columns.length + 2 + after.length;
   const afterFirst = before.length + p.columns.length + 2;
-  const { attributes, geometry: geomDigests } = p.digests;
+  // The digests' 64-bit values as 32-bit words (in the platform's order), read without a BigInt per row.
+  const words = (a: BigUint64Array) => new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
+  const attributes = words(p.digests.attributes);
+  const geomDigests = words(p.digests.geometry);
   for (const { batch, first } of p.recordBatches()) {
     const writers = p.columns.map((c, k) => {
       const column = batch.getChild(c);
@@ -69,7 +76,13 @@ export function writeBatch(
       w.constantFields(before, 0);
       for (const write of writers) write(w, i);
       w.geometrySlice(wkb, offsets[i] as number, offsets[i + 1] as number);
-      w.hexField(attributes[first + i] as bigint, geomDigests[first + i] as bigint);
+      const r = 2 * (first + i);
+      w.hexField(
+        attributes[r + HI] as number,
+        attributes[r + LO] as number,
+        geomDigests[r + HI] as number,
+        geomDigests[r + LO] as number,
+      );
       w.constantFields(after, afterFirst);
     }
   }

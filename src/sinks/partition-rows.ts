@@ -67,7 +67,7 @@ export async function partitionBatch(
 ): Promise<PartitionBatch> {
   await digestReady();
   const skip = table.schema.fields.map((f) => f.name).filter((n) => n !== geometryColumn && !columns.includes(n));
-  const digester = new RowDigester({ key, geometry: geometryColumn, skip }, table.numRows);
+  const digester = new RowDigester({ key, geometry: geometryColumn, skip, contentOnly: true }, table.numRows);
   for (const batch of table.batches) digester.group(new (table.constructor as typeof Table)(batch));
   return new PartitionBatch(table, columns, geometryColumn, digester.finish());
 }

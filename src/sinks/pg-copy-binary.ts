@@ -105,17 +105,13 @@ export class BinaryCopyWriter extends GrowableBytes {
     this.geometry(src.subarray(start, end));
   }
 
-  /** A text field of two 64-bit values as 32 hex digits (a content digest), written in place. */
-  hexField(a: bigint, b: bigint): void {
+  /** A text field of two 64-bit values (each as its two 32-bit words, high first) as 32 hex digits, in place. */
+  hexField(aHi: number, aLo: number, bHi: number, bLo: number): void {
     this.room(36);
     this.view.setInt32(this.at, 32);
     let at = this.at + 4;
-    for (const x of [a, b]) {
-      const hi = Number(x >> 32n);
-      const lo = Number(x & 0xffffffffn);
-      for (const word of [hi, lo])
-        for (let shift = 28; shift >= 0; shift -= 4) this.buf[at++] = HEX[(word >>> shift) & 15] as number;
-    }
+    for (const word of [aHi, aLo, bHi, bLo])
+      for (let shift = 28; shift >= 0; shift -= 4) this.buf[at++] = HEX[(word >>> shift) & 15] as number;
     this.at = at;
   }
 
