@@ -63,7 +63,8 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
       run: plan.run,
       dryRun,
       partitions: { applied: plan.apply.length, unchanged: plan.unchanged.length, gone: plan.gone.length },
-      rows: zero(),
+      // Rows of partitions the table already holds at the view's version: unchanged, and not even read.
+      rows: { ...zero(), unchanged: dryRun ? 0 : plan.unchanged.reduce((n, p) => n + p.entry.rows, 0) },
       applied: [],
     });
     if (o.dryRun || (first.apply.length === 0 && first.gone.length === 0)) return report(first, Boolean(o.dryRun));
