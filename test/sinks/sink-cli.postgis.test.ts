@@ -66,32 +66,48 @@ describe("georefresh sink in processes", () => {
 
   it("kill -9 at random moments leaves the old table or the whole new one; the re-run ends where a clean sink ends", async () => {
     const clean = schema("clean");
-    const started = Date.now();
     const first = await runCli(sink(clean));
-    const took = Date.now() - started;
     expect(first.code, first.stderr).toBe(0);
     const expected = await content(clean);
     expect(expected).toHaveLength(2 * N);
 
-    const seen = { before: 0, after: 0 };
+    /** Resolves once the sink's transaction has written into schema `s` (its statements name it). */
+    const inTransaction = async (s: string, child: { exitCode: number | null }) => {
+      for (;;) {
+        const busy = await client.query(
+          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'georefresh sink' AND xact_start IS NOT NULL AND position($1 in query) > 0`,
+          [quoteIdent(s)],
+        );
+        if (busy.rows.length || child.exitCode !== null) return;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const seen = { inside: 0, before: 0, after: 0 };
     for (let trial = 0; trial < 4; trial++) {
       const s = schema(`kill${trial}`);
       const child = spawnCli(sink(s));
       const exited = new Promise((r) => child.on("exit", r));
-      // Anywhere from process start to the end of a clean run, weighted towards the transaction's part of it.
-      await new Promise((r) => setTimeout(r, took * (0.35 + 0.6 * Math.random())));
+      // The first trial kills at a moment anywhere in the run (startup included); the others once the
+      // transaction is writing, a random moment into it.
+      if (trial === 0) await new Promise((r) => setTimeout(r, 300 + 1500 * Math.random()));
+      else {
+        await inTransaction(s, child);
+        await new Promise((r) => setTimeout(r, 200 * Math.random()));
+      }
+      const inside = trial > 0 && child.exitCode === null;
       child.kill("SIGKILL");
       await exited;
       const left = await content(s);
       // All or nothing: the rows a killed sink leaves are the previous state (none) or the whole new one.
       expect([0, 2 * N]).toContain(left.length);
-      seen[left.length ? "after" : "before"]++;
+      seen[left.length ? "after" : inside ? "inside" : "before"]++;
       if (left.length) expect(left).toEqual(expected);
       const rerun = await runCli(sink(s));
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(await content(s)).toEqual(expected);
     }
-    expect(seen.before).toBeGreaterThan(0);
+    // Kills landed inside a writing transaction, and left nothing of it.
+    expect(seen.inside).toBeGreaterThan(0);
   }, 180_000);
 
   it("two sinks at once: one applies, the other finds the work done; every row written once", async () => {
