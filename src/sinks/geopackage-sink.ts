@@ -29,21 +29,26 @@ export const geopackageSink: SinkKind = {
   async open(to) {
     const path = resolve(to);
     checkFile(path);
-    let db: Database.Database;
-    try {
-      // Ten minutes for another sink of the same file to finish (its whole transaction), then "database is locked".
-      db = new Database(path, { timeout: 600_000 });
-      db.pragma("journal_mode = DELETE"); // a rollback journal: the file stands alone after every commit
-      // A load inserts in spatial order, not key order: a page cache that holds the key index avoids thrashing.
-      db.pragma("cache_size = -262144");
-      db.pragma("temp_store = MEMORY");
-    } catch (error) {
-      throw new SinkConnectError(`cannot open the GeoPackage ${path}: ${(error as Error).message}`);
-    }
-    registerFunctions(db);
-    return new GeopackageSession(db, path);
+    return new GeopackageSession(path);
   },
 };
+
+/** The file, opened (and made, when missing) only for a transaction: a dry run or a no-op leaves no new file. */
+function openFile(path: string): Database.Database {
+  let db: Database.Database;
+  try {
+    // Ten minutes for another sink of the same file to finish (its whole transaction), then "database is locked".
+    db = new Database(path, { timeout: 600_000 });
+    db.pragma("journal_mode = DELETE"); // a rollback journal: the file stands alone after every commit
+    // A load inserts in spatial order, not key order: a page cache that holds the key index avoids thrashing.
+    db.pragma("cache_size = -262144");
+    db.pragma("temp_store = MEMORY");
+  } catch (error) {
+    throw new SinkConnectError(`cannot open the GeoPackage ${path}: ${(error as Error).message}`);
+  }
+  registerFunctions(db);
+  return db;
+}
 
 /** Refuses to write into a file that is something else than a GeoPackage (or empty, or new). */
 function checkFile(path: string): void {
@@ -54,10 +59,27 @@ function checkFile(path: string): void {
   const head = readFileSync(path).subarray(0, 100);
   const sqlite = head.subarray(0, 16).toString("latin1") === "SQLite format 3\0";
   const appId = head.length >= 72 ? head.readUInt32BE(68) : 0;
-  if (!sqlite || (appId !== GPKG_APPLICATION_ID && appId !== 0))
-    throw new SinkConnectError(
-      `${path} is not a GeoPackage (${sqlite ? `SQLite application_id 0x${appId.toString(16)}` : "not even SQLite"}): refusing to write into it; give a new path`,
-    );
+  const refuse = (what: string) =>
+    new SinkConnectError(`${path} is not a GeoPackage (${what}): refusing to write into it; give a new path`);
+  if (!sqlite) throw refuse("not even SQLite");
+  // "GPKG", or GeoPackage 1.0 / 1.1's "GP10" / "GP11".
+  const gpkg = [GPKG_APPLICATION_ID, 0x47503130, 0x47503131].includes(appId);
+  if (!gpkg && appId !== 0) throw refuse(`SQLite application_id 0x${appId.toString(16)}`);
+  // Application id 0: a GeoPackage a killed first sink left unmarked (it has only our tables), or another database.
+  if (appId === 0) {
+    const db = new Database(path, { readonly: true });
+    try {
+      const foreign = db
+        .prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+             AND name NOT LIKE 'gpkg\\_%' ESCAPE '\\' AND name NOT LIKE 'georefresh\\_%' ESCAPE '\\' LIMIT 1`,
+        )
+        .get() as { name: string } | undefined;
+      if (foreign) throw refuse(`an SQLite database with its own tables, such as ${JSON.stringify(foreign.name)}`);
+    } finally {
+      db.close();
+    }
+  }
 }
 
 /** The functions the R-tree triggers call (GeoPackage 1.3 annex F.3), over GeoPackage blobs. */
@@ -115,34 +137,36 @@ function bindable(v: unknown): unknown {
 }
 
 class GeopackageSession implements SinkSession {
-  constructor(
-    private readonly db: Database.Database,
-    readonly where: string,
-  ) {}
+  private db: Database.Database | undefined;
+
+  constructor(readonly where: string) {}
 
   async applied(table: string): Promise<AppliedPartition[]> {
+    if (!this.db && !existsSync(this.where)) return [];
+    this.db ??= openFile(this.where);
     return readState(this.db, table);
   }
 
   async transaction<T>(table: string, work: (tx: SinkTransaction) => Promise<T>): Promise<T> {
-    this.db.exec("BEGIN IMMEDIATE");
+    const db = (this.db ??= openFile(this.where));
+    db.exec("BEGIN IMMEDIATE");
     try {
-      this.db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
-      this.db.pragma(`user_version = ${GPKG_USER_VERSION}`);
-      for (const sql of gpkgSystemStatements()) this.db.exec(sql);
-      const tx = new GeopackageTransaction(this.db, table);
+      db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
+      db.pragma(`user_version = ${GPKG_USER_VERSION}`);
+      for (const sql of gpkgSystemStatements()) db.exec(sql);
+      const tx = new GeopackageTransaction(db, table);
       const result = await work(tx);
       await tx.finish();
-      this.db.exec("COMMIT");
+      db.exec("COMMIT");
       return result;
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      if (db.inTransaction) db.exec("ROLLBACK");
       throw error;
     }
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    this.db?.close();
   }
 }
 

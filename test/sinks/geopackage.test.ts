@@ -4,7 +4,7 @@
  * row by row; a change rewrites exactly the changed rows; two sinks at once apply once.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -121,6 +121,31 @@ describe("sink to a GeoPackage", () => {
     expect(rtree.n).toBe(c.length);
     expect(contents.last_change).toBe(`${D3}T00:00:00.000Z`); // the logical date, never the wall clock
   });
+
+  it("a dry run makes no file; a file that is not a GeoPackage is refused and left as it was", async () => {
+    const fresh = join(dir, "dry.gpkg");
+    const dry = await runCli(["sink", "parcels", "--config", config, "--to", fresh, "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(
+      /^dry run: parcels → .*dry\.gpkg table parcels \(current\): would apply 2 partitions, 0 unchanged; nothing changed/,
+    );
+    expect(existsSync(fresh)).toBe(false);
+
+    const notes = join(dir, "notes.gpkg");
+    writeFileSync(notes, "my notes, not a GeoPackage\n");
+    const other = join(dir, "other.gpkg");
+    new Database(other).exec("CREATE TABLE t (a)");
+    for (const [file, what] of [
+      [notes, /is not a GeoPackage \(not even SQLite\): refusing to write into it; give a new path/],
+      [other, /is not a GeoPackage \(an SQLite database with its own tables, such as "t"\)/],
+    ] as const) {
+      const before = readFileSync(file);
+      const r = await runCli(["sink", "parcels", "--config", config, "--to", file]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(what);
+      expect(readFileSync(file).equals(before)).toBe(true);
+    }
+  }, 60_000);
 
   it("encodes an empty geometry exactly as GDAL does", () => {
     const csv = join(dir, "empty.csv");
