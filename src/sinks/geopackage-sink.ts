@@ -16,6 +16,8 @@ import {
 import type { PartitionBatch } from "./partition-rows.js";
 import type { AppliedPartition } from "./plan.js";
 import { SINK_COLUMNS, sridOf, STATE_TABLE } from "./postgis-table.js";
+import { quoteName } from "./sql-names.js";
+import { columnsToAdd } from "./table-columns.js";
 import type { ApplyCounts, PartitionMeta, RowBatches, SinkKind } from "./sink.js";
 import type { SinkSession, SinkTableShape, SinkTransaction } from "./sink.js";
 
@@ -91,13 +93,6 @@ function registerFunctions(db: Database.Database): void {
   db.function("ST_MaxX", opts, (g: unknown) => env(g)?.[1] ?? null);
   db.function("ST_MinY", opts, (g: unknown) => env(g)?.[2] ?? null);
   db.function("ST_MaxY", opts, (g: unknown) => env(g)?.[3] ?? null);
-}
-
-/** SQLite identifiers, always double-quoted; a NUL cannot be one. */
-function q(name: string, what: string): string {
-  if (name.length === 0) throw new SinkSchemaError(`${what} is empty: give it a name`);
-  if (name.includes("\0")) throw new SinkSchemaError(`${what} ${JSON.stringify(name)} holds a NUL character`);
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** GeoPackage column types (1.3 table 1) of the Arrow types a sink loads, and how a value is bound. */
@@ -198,7 +193,7 @@ class GeopackageTransaction implements SinkTransaction {
     private readonly db: Database.Database,
     private readonly name: string,
   ) {
-    this.t = q(name, "table name");
+    this.t = quoteName(name, "table name");
   }
 
   async applied(): Promise<AppliedPartition[]> {
@@ -229,20 +224,8 @@ class GeopackageTransaction implements SinkTransaction {
       throw new SinkRefusedError(
         `${this.t}: its geometry column is ${z ? `SRS ${z.srs_id}${z.z === 1 ? " with Z" : ""}` : "not registered"}, but ${shape.dataset}'s artifacts are SRS ${this.srsId}${shape.hasZ ? " with Z" : ""}: sink into a new table`,
       );
-    for (const c of shape.columns) {
-      const type = gpkgTypeOf(c.type, c.name);
-      const has = types.get(c.name);
-      if (has === undefined) {
-        if (shape.key.includes(c.name))
-          throw new SinkRefusedError(
-            `${this.t} has no key column ${JSON.stringify(c.name)}: the dataset's key changed; sink into a new table`,
-          );
-        this.db.exec(`ALTER TABLE ${this.t} ADD COLUMN ${q(c.name, "column")} ${type}`);
-      } else if (has !== type)
-        throw new SinkRefusedError(
-          `${this.t}: column ${JSON.stringify(c.name)} is ${has}, but the artifact's ${c.type} needs ${type}: sink into a new table`,
-        );
-    }
+    for (const c of columnsToAdd(shape, types, gpkgTypeOf, this.t))
+      this.db.exec(`ALTER TABLE ${this.t} ADD COLUMN ${quoteName(c.name, "column")} ${c.type}`);
   }
 
   private create(shape: SinkTableShape): void {
@@ -254,7 +237,8 @@ class GeopackageTransaction implements SinkTransaction {
       `geom GEOMETRY`,
       `region TEXT NOT NULL`,
       ...shape.columns.map(
-        (c) => `${q(c.name, "column")} ${gpkgTypeOf(c.type, c.name)}${shape.key.includes(c.name) ? " NOT NULL" : ""}`,
+        (c) =>
+          `${quoteName(c.name, "column")} ${gpkgTypeOf(c.type, c.name)}${shape.key.includes(c.name) ? " NOT NULL" : ""}`,
       ),
       `valid_from DATE NOT NULL`,
       `content_digest TEXT NOT NULL`,
@@ -268,8 +252,8 @@ class GeopackageTransaction implements SinkTransaction {
     // The key's (or the partition's) index is built after the rows, in finish(): one sort, not one insertion per row.
     this.indexes = [
       shape.key.length
-        ? `CREATE UNIQUE INDEX ${q(`${this.name}_key`, "index")} ON ${this.t} (region, ${shape.key.map((k) => q(k, "key column")).join(", ")})`
-        : `CREATE INDEX ${q(`${this.name}_partition`, "index")} ON ${this.t} (region, valid_from)`,
+        ? `CREATE UNIQUE INDEX ${quoteName(`${this.name}_key`, "index")} ON ${this.t} (region, ${shape.key.map((k) => quoteName(k, "key column")).join(", ")})`
+        : `CREATE INDEX ${quoteName(`${this.name}_partition`, "index")} ON ${this.t} (region, valid_from)`,
     ];
     const srs = srsRow(this.srsId);
     this.db
@@ -344,7 +328,7 @@ class GeopackageTransaction implements SinkTransaction {
   }
 
   async apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches, delta?: Delta): Promise<ApplyCounts> {
-    const names = shape.columns.map((c) => q(c.name, "column"));
+    const names = shape.columns.map((c) => quoteName(c.name, "column"));
     const all = ["region", ...names, "geom", "content_digest", ...PROVENANCE];
     const into = `INSERT INTO ${this.t} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")})`;
     const provenance = [p.date, p.artifactKey, p.sha256, this.run];
@@ -356,7 +340,7 @@ class GeopackageTransaction implements SinkTransaction {
       const n = await this.insertAll(into, shape, p, batches, { before: [p.region], after: provenance });
       return { inserted: n, updated: 0, unchanged: 0, retired: 0, deleted };
     }
-    const keys = shape.key.map((k) => q(k, "key column"));
+    const keys = shape.key.map((k) => quoteName(k, "key column"));
     const fresh =
       !delta &&
       (this.created || this.db.prepare(`SELECT 1 FROM ${this.t} WHERE region = ? LIMIT 1`).get(p.region) === undefined);
@@ -500,7 +484,7 @@ class GeopackageTransaction implements SinkTransaction {
     this.created = false;
     const exists = this.db.prepare(`SELECT 1 FROM gpkg_contents WHERE table_name = ?`).get(this.name);
     if (!exists) return;
-    const rtree = q(`rtree_${this.name}_geom`, "R-tree");
+    const rtree = quoteName(`rtree_${this.name}_geom`, "R-tree");
     const ext = this.db
       .prepare(`SELECT min(minx) AS minx, min(miny) AS miny, max(maxx) AS maxx, max(maxy) AS maxy FROM ${rtree}`)
       .get() as Record<string, number | null>;

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { quoteName } from "./sql-names.js";
 
 /**
  * A packed R-tree written straight into SQLite's R-tree shadow tables (sqlite/ext/rtree: `<name>_node`,
@@ -38,8 +39,7 @@ function nextFloat32(f: number, direction: 1 | -1): number {
 }
 
 export function writePackedRtree(db: Database.Database, name: string, entries: readonly RtreeEntry[]): void {
-  const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
-  const root = db.prepare(`SELECT data FROM ${q(`${name}_node`)} WHERE nodeno = 1`).get() as { data: Buffer };
+  const root = db.prepare(`SELECT data FROM ${quoteName(`${name}_node`)} WHERE nodeno = 1`).get() as { data: Buffer };
   const nodeSize = root.data.length;
   const perNode = Math.floor((nodeSize - 4) / 24);
   // Levels bottom up: each a list of nodes, each node a list of [child id, box].
@@ -74,11 +74,12 @@ function writeNodes(
   nodeSize: number,
   perNode: number,
 ): void {
-  const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
-  db.exec(`DELETE FROM ${q(`${name}_node`)}; DELETE FROM ${q(`${name}_rowid`)}; DELETE FROM ${q(`${name}_parent`)}`);
-  const node = db.prepare(`INSERT INTO ${q(`${name}_node`)} (nodeno, data) VALUES (?, ?)`);
-  const rowid = db.prepare(`INSERT INTO ${q(`${name}_rowid`)} (rowid, nodeno) VALUES (?, ?)`);
-  const parent = db.prepare(`INSERT INTO ${q(`${name}_parent`)} (nodeno, parentnode) VALUES (?, ?)`);
+  db.exec(
+    `DELETE FROM ${quoteName(`${name}_node`)}; DELETE FROM ${quoteName(`${name}_rowid`)}; DELETE FROM ${quoteName(`${name}_parent`)}`,
+  );
+  const node = db.prepare(`INSERT INTO ${quoteName(`${name}_node`)} (nodeno, data) VALUES (?, ?)`);
+  const rowid = db.prepare(`INSERT INTO ${quoteName(`${name}_rowid`)} (rowid, nodeno) VALUES (?, ?)`);
+  const parent = db.prepare(`INSERT INTO ${quoteName(`${name}_parent`)} (nodeno, parentnode) VALUES (?, ?)`);
   const height = levels.length;
   for (let l = 0; l < height; l++) {
     const nodes = levels[l] as Cell[][];

@@ -3,6 +3,8 @@
  * 2.1, annex C), the spatial reference systems the sink writes, and the R-tree extension (annex F.3).
  */
 
+import { quoteName } from "./sql-names.js";
+
 /** "GPKG" (clause 1.1.1.1.1), and 1.3.0 as user_version 10300. */
 export const GPKG_APPLICATION_ID = 0x47504b47;
 export const GPKG_USER_VERSION = 10300;
@@ -86,14 +88,13 @@ export function srsRow(id: number): {
   return { name: `EPSG:${id}`, id, organization: "EPSG", code: id, definition: "undefined", description: `EPSG:${id}` };
 }
 
-const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** The R-tree of a table's `geom` (primary key `fid`), its six triggers, and its gpkg_extensions row. */
 export function rtreeStatements(table: string): string[] {
-  const t = ident(table);
-  const r = ident(`rtree_${table}_geom`);
-  const trigger = (suffix: string) => ident(`rtree_${table}_geom_${suffix}`);
+  const t = quoteName(table);
+  const r = quoteName(`rtree_${table}_geom`);
+  const trigger = (suffix: string) => quoteName(`rtree_${table}_geom_${suffix}`);
   const values = `NEW.fid, ST_MinX(NEW.geom), ST_MaxX(NEW.geom), ST_MinY(NEW.geom), ST_MaxY(NEW.geom)`;
   return [
     `CREATE VIRTUAL TABLE ${r} USING rtree(id, minx, maxx, miny, maxy)`,

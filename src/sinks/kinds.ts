@@ -1,3 +1,4 @@
+import { redact } from "../store/secrets.js";
 import { SinkConnectError } from "./errors.js";
 import type { SinkKind } from "./sink.js";
 
@@ -25,9 +26,4 @@ export async function sinkKindFor(to: string): Promise<SinkKind> {
       `--to ${JSON.stringify(redact(to))} is neither a PostgreSQL URL (postgresql://user@host:port/database?schema=name) nor a GeoPackage path (ending in .gpkg)`,
     );
   return found.load();
-}
-
-/** A URL as a message may show it: no password. */
-export function redact(to: string): string {
-  return to.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1@");
 }

@@ -136,6 +136,18 @@ export class BinaryCopyWriter extends GrowableBytes {
     this.at += 4 + written;
   }
 
+  /**
+   * Starts a field of `n` bytes (its length written) and returns where its value goes. The caller has made room:
+   * growing here would replace the buffer and view an expression like `this.view.setX(this.fixedField(n), …)`
+   * has already read.
+   */
+  private fixedField(n: number): number {
+    this.view.setInt32(this.at, n);
+    const at = this.at + 4;
+    this.at = at + n;
+    return at;
+  }
+
   /** One field of a value (null or undefined for NULL). */
   field(type: CopyType, v: unknown): void {
     if (v === null || v === undefined) {
@@ -144,46 +156,22 @@ export class BinaryCopyWriter extends GrowableBytes {
       this.at += 4;
       return;
     }
-    const at = this.at;
+    this.room(12); // the widest fixed-width field (8 bytes and its length), before any view is read
     switch (type) {
       case "text":
         return this.string(typeof v === "string" ? v : String(v));
       case "int2":
-        this.room(6);
-        this.view.setInt32(at, 2);
-        this.view.setInt16(at + 4, Number(v));
-        this.at += 6;
-        return;
+        return this.view.setInt16(this.fixedField(2), Number(v));
       case "int4":
-        this.room(8);
-        this.view.setInt32(at, 4);
-        this.view.setInt32(at + 4, Number(v));
-        this.at += 8;
-        return;
+        return this.view.setInt32(this.fixedField(4), Number(v));
       case "int8":
-        this.room(12);
-        this.view.setInt32(at, 8);
-        this.view.setBigInt64(at + 4, BigInt(v as number | bigint));
-        this.at += 12;
-        return;
+        return this.view.setBigInt64(this.fixedField(8), BigInt(v as number | bigint));
       case "float4":
-        this.room(8);
-        this.view.setInt32(at, 4);
-        this.view.setFloat32(at + 4, Number(v));
-        this.at += 8;
-        return;
+        return this.view.setFloat32(this.fixedField(4), Number(v));
       case "float8":
-        this.room(12);
-        this.view.setInt32(at, 8);
-        this.view.setFloat64(at + 4, Number(v));
-        this.at += 12;
-        return;
+        return this.view.setFloat64(this.fixedField(8), Number(v));
       case "bool":
-        this.room(5);
-        this.view.setInt32(at, 1);
-        this.view.setUint8(at + 4, v ? 1 : 0);
-        this.at += 5;
-        return;
+        return this.view.setUint8(this.fixedField(1), v ? 1 : 0);
       case "bytea":
         return this.bytes(v as Uint8Array);
       case "date": {
@@ -194,11 +182,7 @@ export class BinaryCopyWriter extends GrowableBytes {
           this.lastDate = text;
           this.lastDays = days;
         }
-        this.room(8);
-        this.view.setInt32(at, 4);
-        this.view.setInt32(at + 4, this.lastDays);
-        this.at += 8;
-        return;
+        return this.view.setInt32(this.fixedField(4), this.lastDays);
       }
       case "geometry":
         return this.geometry(v as Uint8Array);
@@ -207,41 +191,40 @@ export class BinaryCopyWriter extends GrowableBytes {
 
   /** WKB as EWKB with the SRID in its header, written in place (no copy per geometry). */
   private geometry(wkb: Uint8Array): void {
-    if (wkb.length < 5) throw new Error(`a WKB value of ${wkb.length} bytes`);
-    const little = wkb[0] === 1;
-    const type =
-      (wkb[1] as number) | ((wkb[2] as number) << 8) | ((wkb[3] as number) << 16) | ((wkb[4] as number) << 24);
-    const typeLe = little
-      ? type >>> 0
-      : ((wkb[4] as number) | ((wkb[3] as number) << 8) | ((wkb[2] as number) << 16) | ((wkb[1] as number) << 24)) >>>
-        0;
-    if (typeLe & EWKB_SRID) return this.bytes(wkb); // already EWKB with an SRID
-    this.room(8 + wkb.length);
-    const at = this.at;
-    this.view.setInt32(at, wkb.length + 4);
-    this.buf[at + 4] = wkb[0] as number;
-    this.view.setUint32(at + 5, (typeLe | EWKB_SRID) >>> 0, little);
-    this.view.setUint32(at + 9, this.srid, little);
-    this.buf.set(wkb.subarray(5), at + 13);
-    this.at = at + 8 + wkb.length;
+    const n = ewkbLength(wkb);
+    this.room(4 + n);
+    putEwkb(wkb, this.srid, this.buf, this.fixedField(n));
   }
 }
 
 const NONE: readonly unknown[] = [];
 const HEX = new TextEncoder().encode("0123456789abcdef");
 
+/** Whether a WKB value already carries an SRID (EWKB), in either byte order. */
+function hasSrid(wkb: Uint8Array): boolean {
+  if (wkb.length < 5) throw new Error(`a WKB value of ${wkb.length} bytes`);
+  return (new DataView(wkb.buffer, wkb.byteOffset, 5).getUint32(1, wkb[0] === 1) & EWKB_SRID) !== 0;
+}
+
+/** The bytes of a WKB value as EWKB with an SRID. */
+const ewkbLength = (wkb: Uint8Array) => (hasSrid(wkb) ? wkb.length : wkb.length + 4);
+
+/** Writes `wkb` as EWKB with `srid` at `out[at…]` (as it is when it already has an SRID), in its byte order. */
+function putEwkb(wkb: Uint8Array, srid: number, out: Uint8Array, at: number): void {
+  if (hasSrid(wkb)) return out.set(wkb, at);
+  const little = wkb[0] === 1;
+  const src = new DataView(wkb.buffer, wkb.byteOffset, 5);
+  const dst = new DataView(out.buffer, out.byteOffset + at, 9);
+  out[at] = wkb[0] as number;
+  dst.setUint32(1, (src.getUint32(1, little) | EWKB_SRID) >>> 0, little);
+  dst.setUint32(5, srid, little);
+  out.set(wkb.subarray(5), at + 9);
+}
+
 /** WKB with the SRID in its header (EWKB), as a geometry column with a typmod SRID requires; either byte order. */
 export function withSrid(wkb: Uint8Array, srid: number): Uint8Array {
-  if (wkb.length < 5) throw new Error(`a WKB value of ${wkb.length} bytes`);
-  const little = wkb[0] === 1;
-  const src = new DataView(wkb.buffer, wkb.byteOffset, wkb.byteLength);
-  const type = src.getUint32(1, little);
-  if (type & EWKB_SRID) return wkb; // already EWKB with an SRID
+  if (hasSrid(wkb)) return wkb;
   const out = new Uint8Array(wkb.length + 4);
-  const dst = new DataView(out.buffer);
-  out[0] = wkb[0] as number;
-  dst.setUint32(1, (type | EWKB_SRID) >>> 0, little);
-  dst.setUint32(5, srid, little);
-  out.set(wkb.subarray(5), 9);
+  putEwkb(wkb, srid, out, 0);
   return out;
 }

@@ -17,6 +17,7 @@ import type {
   SinkTransaction,
 } from "./sink.js";
 import { copyTypeOf, quoteIdent, sqlTypeOf } from "./sql-names.js";
+import { columnsToAdd } from "./table-columns.js";
 
 /**
  * A PostgreSQL database with PostGIS: `postgresql://user@host:port/db?schema=name` (libpq's form; what it leaves
@@ -182,20 +183,12 @@ class PostgisTransaction implements SinkTransaction {
       throw new SinkRefusedError(
         `${this.where()}: its geometry column is ${types.get("geom") ?? "missing"}, but ${shape.dataset}'s artifacts need ${geom} (the storage CRS or Z changed): sink into a new table (config "sink": { "table": … })`,
       );
-    for (const c of shape.columns) {
-      const sql = sqlTypeOf(c.type, c.name);
-      const has = types.get(c.name);
-      if (has === undefined) {
-        if (shape.key.includes(c.name))
-          throw new SinkRefusedError(
-            `${this.where()} has no key column ${JSON.stringify(c.name)}: the dataset's key changed; sink into a new table`,
-          );
-        await this.client.query(`ALTER TABLE ${this.table} ADD COLUMN ${quoteIdent(c.name, "column")} ${sql}`);
-      } else if (has !== (SPELLED[sql] ?? sql))
-        throw new SinkRefusedError(
-          `${this.where()}: column ${JSON.stringify(c.name)} is ${has}, but the artifact's ${c.type} needs ${sql}: change the column's type in the database, or sink into a new table`,
-        );
-    }
+    const spelled = (arrowType: string, column: string) => {
+      const sql = sqlTypeOf(arrowType, column);
+      return SPELLED[sql] ?? sql;
+    };
+    for (const c of columnsToAdd(shape, types, spelled, this.where()))
+      await this.client.query(`ALTER TABLE ${this.table} ADD COLUMN ${quoteIdent(c.name, "column")} ${c.type}`);
     await this.prepareHistory(shape);
   }
 
