@@ -23,7 +23,7 @@ export async function sinkKindFor(to: string): Promise<SinkKind> {
   const found = KINDS.find((k) => k.accepts(to));
   if (!found)
     throw new SinkConnectError(
-      `--to ${JSON.stringify(redact(to))} is neither a PostgreSQL URL (postgresql://user@host:port/database?schema=name) nor a GeoPackage path (ending in .gpkg)`,
+      `--to ${JSON.stringify(redact(to))} is neither a PostgreSQL URL (postgresql://host:port/database?schema=name, with the user before the host or in PGUSER) nor a GeoPackage path (ending in .gpkg)`,
     );
   return found.load();
 }

@@ -131,6 +131,21 @@ describe("sink to a GeoPackage", () => {
     );
     expect(existsSync(fresh)).toBe(false);
 
+    // Neither a database URL nor a .gpkg path; a store with nothing promoted: each says what to do.
+    const csv = await runCli(["sink", "parcels", "--config", config, "--to", "out.csv"]);
+    expect(csv.code).toBe(3);
+    expect(csv.stderr).toMatch(
+      /--to "out\.csv" is neither a PostgreSQL URL .* nor a GeoPackage path \(ending in \.gpkg\)/,
+    );
+    const empty = mkdtempSync(join(tmpdir(), "georefresh-empty-"));
+    const none = await runCli(["sink", "parcels", "--config", config, "--store", empty, "--to", fresh]);
+    rmSync(empty, { recursive: true, force: true });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      "georefresh: parcels has no promoted partition: run georefresh backfill --dataset parcels first\n",
+    );
+    expect(existsSync(fresh)).toBe(false);
+
     const notes = join(dir, "notes.gpkg");
     writeFileSync(notes, "my notes, not a GeoPackage\n");
     const other = join(dir, "other.gpkg");

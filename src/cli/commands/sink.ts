@@ -85,13 +85,13 @@ async function viewOf(ds: Dataset, opts: Opts): Promise<DatasetView> {
     throw new UsageError(`--snapshot ${id}: give a snapshot id (16 hex digits, as ls --json shows) or latest`);
   if (id === "latest" && !(await readPointer(ds.store, ds.name))) {
     const view = await ds.current();
-    if (!opts.quiet && !opts.json)
-      err(
-        `georefresh: ${ds.name} has no committed snapshot yet: applying the current manifests (${view.partitions.length} partitions). A backfill over every region, or finalize, commits one.\n`,
-      );
     if (view.partitions.length === 0)
       throw new SnapshotError(
         `${ds.name} has no promoted partition: run georefresh backfill --dataset ${ds.name} first`,
+      );
+    if (!opts.quiet && !opts.json)
+      err(
+        `georefresh: ${ds.name} has no committed snapshot yet: applying the current manifests (${view.partitions.length} partitions). A backfill over every region, or finalize, commits one.\n`,
       );
     return view;
   }
