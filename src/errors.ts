@@ -42,6 +42,8 @@ export type ErrorCode =
   | "InputIdentity"
   | "InputRefused"
   | "InputTooLarge"
+  // a declarative source's file cannot become rows (exit 5, as a failed partition)
+  | "Source"
   // an upstream dataset is not promoted yet (exit 75: later)
   | "UpstreamMissing"
   // the store (store/errors.ts)

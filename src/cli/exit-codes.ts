@@ -73,6 +73,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   InputIdentity: EXIT.failed,
   InputRefused: EXIT.failed,
   InputTooLarge: EXIT.failed,
+  Source: EXIT.partitionFailed,
   // later
   UpstreamMissing: EXIT.transient,
   Unavailable: EXIT.transient,

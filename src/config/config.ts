@@ -15,11 +15,14 @@ import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 import { upstreamsOf } from "../inputs/dataset-input.js";
 import { AllowList } from "../inputs/address-policy.js";
 import { parseBytes } from "../sizes.js";
+import { SOURCE_TASK_MODULE } from "../sources/source-task.js";
+import { sourceSpecOf } from "./source-config.js";
 
 /**
  * georefresh.config.json:
  * { "store": "./data", "versions": "./versions.json",
  *   "datasets": { "<name>": { "task": "<built-in task>" } | { "module": "./my-task.js", "export": "default" }, "params": {…},
+ *                 | { "source": { "url": "./feeds/{region}.gpkg", … }, "regions": [...] } (docs/sources.md),
  *                 "catalog": { "license": "CC-BY-4.0", "title": "…", "description": "…" },
  *                 "format": "geoparquet-1.1" | "geoparquet-2.0" } },
  *   "inputs": { "allowHosts": ["mirror.internal", "10.0.0.0/8"], "maxBytes": "8GiB" } }
@@ -120,11 +123,21 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
         events?: unknown;
         initialEvents?: unknown;
         sink?: unknown;
+        source?: unknown;
       }
     >,
   )) {
     let ref: TaskRef;
-    if (raw.task) {
+    if (raw.source !== undefined) {
+      if (raw.task !== undefined || raw.module !== undefined)
+        throw new ConfigError(
+          `${full}: dataset '${name}' has "source" and "${raw.task !== undefined ? "task" : "module"}": a dataset is read from a source by config, or computed by a task; pick one`,
+        );
+      const spec = sourceSpecOf(name, raw as Record<string, unknown>, base, (message) => {
+        throw new ConfigError(`${full}: ${message}`);
+      });
+      ref = { module: SOURCE_TASK_MODULE, export: "sourceTask", factoryArgument: spec };
+    } else if (raw.task) {
       if (typeof raw.task !== "string" || !Object.hasOwn(builtins.tasks, raw.task))
         throw new ConfigError(
           `${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`,
@@ -132,7 +145,10 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
       ref = { module: builtins.module, export: builtins.export, key: raw.task as string };
     } else if (raw.module) {
       ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };
-    } else throw new ConfigError(`${full}: dataset '${name}' needs "task" (built in) or "module" (your own)`);
+    } else
+      throw new ConfigError(
+        `${full}: dataset '${name}' needs "source" (a feed read by config: docs/sources.md), "task" (built in) or "module" (your own: docs/tasks.md)`,
+      );
     if (raw.format !== undefined) {
       if (!FORMATS.includes(raw.format as GeoParquetFormat))
         throw new ConfigError(

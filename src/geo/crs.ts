@@ -215,3 +215,89 @@ export function reproject(g: Geometry, from: Crs, to: Crs): Geometry {
 }
 
 export const CRS84_CRS = CRS84;
+
+/**
+ * A CRS from WKT (WKT1 as GDAL writes it, an ESRI `.prj`, or WKT2). One with an EPSG id this build knows is that
+ * CRS; any other is handed to proj4 as written, with the axes read as x = east, y = north: every file format a
+ * source reads (Shapefile, GeoPackage, FlatGeobuf, GeoJSON, CSV) stores x first whatever the WKT's AXIS says.
+ */
+export function crsFromWkt(wkt: string, where: string): Crs {
+  const text = wkt.trim();
+  const epsg = topLevelEpsg(text);
+  if (epsg !== undefined) {
+    const known = knownCrs(epsg);
+    if (known) return known;
+  }
+  const name = /^\s*[A-Z_0-9]+\s*\[\s*"([^"]*)"/i.exec(text)?.[1] ?? "unnamed";
+  const defName = `georefresh:wkt:${text.length}:${hashText(text)}`;
+  if (!proj4.defs(defName)) {
+    try {
+      proj4.defs(defName, text);
+    } catch (error) {
+      throw new CrsError(`${where}: its CRS cannot be read (${(error as Error).message}): ${clip(text)}`);
+    }
+  }
+  const def = proj4.defs(defName) as { projName?: string; axis?: string } | undefined;
+  if (!def?.projName)
+    throw new CrsError(`${where}: its CRS is not WKT proj4 can use: ${clip(text)}; declare it as "crs": "EPSG:…"`);
+  def.axis = "enu";
+  if (def.projName === "Transverse_Mercator" || def.projName === "tmerc") def.projName = "etmerc";
+  return {
+    id: epsg !== undefined ? `EPSG:${epsg}` : name,
+    name,
+    geographic: def.projName === "longlat",
+    proj4: defName,
+    areaOfUse: WORLD,
+    projjson: undefined,
+  };
+}
+
+/** A CRS as files and configs spell it: "EPSG:26913", "OGC:CRS84", WKT, or a PROJJSON object. */
+export function crsFromDefinition(def: unknown, where: string): Crs {
+  if (typeof def === "object" && def !== null) return crsFromProjjson(def, where);
+  if (typeof def !== "string" || !def.trim()) throw new CrsError(`${where}: the CRS is empty`);
+  if (/^\s*[A-Z_0-9]+\s*\[/i.test(def)) return crsFromWkt(def, where);
+  if (/^\s*\{/.test(def)) {
+    try {
+      return crsFromProjjson(JSON.parse(def) as unknown, where);
+    } catch (error) {
+      if (error instanceof CrsError) throw error;
+      throw new CrsError(`${where}: the CRS is neither a code, WKT nor PROJJSON: ${clip(def)}`);
+    }
+  }
+  try {
+    return crsFromCode(def);
+  } catch (error) {
+    throw new CrsError(`${where}: ${(error as Error).message}`);
+  }
+}
+
+/** Two CRSs that transform coordinates alike (same definition, or the same EPSG id). */
+export function sameCrs(a: Crs, b: Crs): boolean {
+  return a.proj4 === b.proj4 || (a.id === b.id && /^(EPSG|OGC):/.test(a.id));
+}
+
+/** The EPSG code of a WKT's outermost object: the last AUTHORITY/ID at bracket depth 1. */
+function topLevelEpsg(text: string): number | undefined {
+  let depth = 0;
+  let found: number | undefined;
+  const re = /[[\]()]|(?:AUTHORITY|ID)\s*\[\s*"EPSG"\s*,\s*"?(\d+)"?/gi;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const token = m[0];
+    if (token === "[" || token === "(") depth++;
+    else if (token === "]" || token === ")") depth--;
+    else {
+      if (depth === 1) found = Number(m[1]);
+      depth++; // the match consumed the AUTHORITY's opening bracket
+    }
+  }
+  return found;
+}
+
+function hashText(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16);
+}
+
+const clip = (s: string) => (s.length > 120 ? `${s.slice(0, 117)}…` : s);

@@ -23,7 +23,8 @@ export class FeatureSchemaError extends GeorefreshError {
   override readonly code: ErrorCode = "FeatureSchema";
 }
 
-const ARROW_TYPE: Record<ColumnType, () => DataType> = {
+/** Our column types as Arrow types. */
+export const ARROW_TYPE: Record<ColumnType, () => DataType> = {
   string: () => new Utf8(),
   float64: () => new Float64(),
   int32: () => new Int32(),

@@ -1,7 +1,7 @@
 import { Binary, DataType, makeData, makeVector, Table } from "apache-arrow";
 import type { Data, RecordBatch, Vector } from "apache-arrow";
 import type { Crs } from "../geo/crs.js";
-import { transformer } from "../geo/crs.js";
+import { crsFromDefinition, sameCrs, transformer } from "../geo/crs.js";
 import { WkbError } from "../geo/wkb.js";
 import type { WkbColumn } from "../geo/wkb.js";
 import { rewriteWkbBatches, rewriteWkbColumn } from "../geo/wkb-rewrite.js";
@@ -102,6 +102,26 @@ function splitGeometry(table: Table, declared?: ColumnSpec[]): SplitInput {
 }
 
 /**
+ * The CRS a GeoArrow `geoarrow.wkb` geometry field declares in its extension metadata ({"crs": PROJJSON, WKT or
+ * "AUTH:CODE"}), which wins over the task's `crs`: a declarative source learns its CRS only from the file it reads.
+ */
+function crsOfGeoArrow(batch: Table | RecordBatch): Crs | undefined {
+  const field = batch.schema.fields.find((f) => f.name === GEOMETRY_COLUMN);
+  if (field?.metadata.get("ARROW:extension:name") !== "geoarrow.wkb") return undefined;
+  const raw = field.metadata.get("ARROW:extension:metadata");
+  if (!raw) return undefined;
+  let crs: unknown;
+  try {
+    crs = (JSON.parse(raw) as { crs?: unknown }).crs;
+  } catch {
+    throw new ComputeOutputError(
+      `compute's geometry field has extension metadata that is not JSON: ${raw.slice(0, 80)}`,
+    );
+  }
+  return crs === undefined ? undefined : crsFromDefinition(crs, "compute's geometry field");
+}
+
+/**
  * compute's output → one Arrow table ready for the writer, with the geometry column as canonical little-endian
  * ISO WKB in the storage CRS (reprojected coordinate by coordinate, without building geometry objects), plus
  * the per-row stats the writer would otherwise recompute. Features and Arrow batches cannot be mixed.
@@ -111,8 +131,9 @@ export async function tableFromCompute(
   opts: { columns?: ColumnSpec[]; from: Crs; to: Crs },
 ): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string> } }> {
   const batches = await gather(out);
-  const transform = opts.from.proj4 === opts.to.proj4 ? undefined : transformer(opts.from, opts.to);
   const arrow = batches.filter(isArrow);
+  const from = (arrow[0] && crsOfGeoArrow(arrow[0])) ?? opts.from;
+  const transform = sameCrs(from, opts.to) ? undefined : transformer(from, opts.to);
   if (arrow.length > 0 && arrow.length < batches.length)
     throw new ComputeOutputError("compute yielded both features and Arrow batches; yield one kind");
   for (const [i, b] of batches.entries())

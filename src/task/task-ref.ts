@@ -18,6 +18,11 @@ export interface TaskRef {
   /** The dataset's config entry overrides what the outbox announces (docs/changes.md). */
   events?: "partition" | "changes";
   initialEvents?: boolean;
+  /**
+   * A dataset declared by config alone: the export is a factory of tasks, called with this plain value (a
+   * `source` entry, docs/sources.md), so every thread builds the same task from the same data.
+   */
+  factoryArgument?: unknown;
 }
 
 export class TaskLoadError extends GeorefreshError {
@@ -28,6 +33,8 @@ export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   const mod = (await import(ref.module)) as Record<string, unknown>;
   let value = mod[ref.export];
   if (ref.key !== undefined) value = (value as Record<string, unknown> | undefined)?.[ref.key];
+  if (ref.factoryArgument !== undefined && typeof value === "function")
+    value = (value as (argument: unknown) => unknown)(ref.factoryArgument);
   const task = value as TaskDefinition | undefined;
   if (!task || typeof task.compute !== "function") {
     throw new TaskLoadError(`${ref.module} has no task at export '${ref.export}'${ref.key ? `['${ref.key}']` : ""}`);

@@ -1,0 +1,126 @@
+import { createReadStream } from "node:fs";
+import { pipeline } from "node:stream";
+import { parse } from "csv-parse";
+import type { Geometry } from "../geo/geometry.js";
+import { BatchBuilder } from "./batch-builder.js";
+import type { FileField } from "./batch-builder.js";
+import { SourceError } from "./errors.js";
+import type { ReadOptions, SourceFormat } from "./source-format.js";
+import { decoderFor, decodingStream } from "./text-decode.js";
+import { parseWkt, WktError } from "./wkt.js";
+
+const WKT_NAMES = ["wkt", "geometry", "geom", "the_geom", "wkt_geom", "shape"];
+const XY_NAMES: [string, string][] = [
+  ["x", "y"],
+  ["lon", "lat"],
+  ["lng", "lat"],
+  ["long", "lat"],
+  ["longitude", "latitude"],
+  ["easting", "northing"],
+];
+
+type GeometryColumns = { wkt: number } | { x: number; y: number; z?: number };
+
+/**
+ * CSV with a WKT column or x/y columns (found by the usual names, or named by the source's "geometry"). Values are
+ * text unless "columns" gives a type, as GDAL reads CSV; a CSV carries no CRS, so the source declares one.
+ */
+export const csvFormat: SourceFormat = {
+  name: "csv",
+  async open(file, options) {
+    return {
+      crs: undefined,
+      crsFrom: `${file.name} (a CSV file carries no CRS)`,
+      async *batches() {
+        const decoder = decoderFor(options.encoding ?? "utf-8", file.name);
+        const rows = pipeline(
+          createReadStream(file.path),
+          decodingStream(decoder),
+          parse({ bom: true, delimiter: /\.tsv$/i.test(file.name) ? "\t" : ",", relax_column_count: false }),
+          () => undefined,
+        ) as AsyncIterable<string[]>;
+        let header: string[] | undefined;
+        let geometry: GeometryColumns | undefined;
+        let builder: BatchBuilder | undefined;
+        let line = 1;
+        try {
+          for await (const record of rows) {
+            if (!header) {
+              header = record.map((h) => h.trim());
+              geometry = geometryColumns(header, options.geometry, file.name);
+              const skip = new Set(Object.values(geometry));
+              const fields: FileField[] = header.map((name) => ({ name }));
+              builder = new BatchBuilder(
+                fields.map((f, i) => (skip.has(i) ? { ...f, geometry: true } : f)),
+                options.columns,
+                file.name,
+                "wkt" in geometry ? "GeometryCollection" : "Point",
+              );
+              continue;
+            }
+            line++;
+            const b = builder as BatchBuilder;
+            b.add(
+              rowGeometry(record, geometry as GeometryColumns, () => `${file.name}, line ${line}`),
+              (i) => record[i],
+            );
+            if (b.full) yield b.flush() as never;
+          }
+        } catch (error) {
+          if (error instanceof SourceError) throw error;
+          throw new SourceError(
+            `${file.name} cannot be read as CSV near line ${line + 1}: ${(error as Error).message}`,
+          );
+        }
+        if (!builder) throw new SourceError(`${file.name} is empty: a CSV source needs a header line`);
+        const last = builder.flush();
+        if (last) yield last;
+      },
+      async close() {},
+    };
+  },
+};
+
+function geometryColumns(header: string[], given: ReadOptions["geometry"], where: string): GeometryColumns {
+  const find = (name: string) => header.findIndex((h) => h.toLowerCase() === name.toLowerCase());
+  const need = (name: string) => {
+    const i = header.indexOf(name);
+    if (i < 0)
+      throw new SourceError(
+        `${where} has no column ${JSON.stringify(name)} (it has ${header.map((h) => JSON.stringify(h)).join(", ")}); fix "geometry" in the source`,
+      );
+    return i;
+  };
+  if (typeof given === "string") return { wkt: need(given) };
+  if (given) return { x: need(given.x), y: need(given.y), ...(given.z ? { z: need(given.z) } : {}) };
+  for (const n of WKT_NAMES) if (find(n) >= 0) return { wkt: find(n) };
+  for (const [x, y] of XY_NAMES) if (find(x) >= 0 && find(y) >= 0) return { x: find(x), y: find(y) };
+  throw new SourceError(
+    `${where}: no geometry column found (looked for a WKT column named ${WKT_NAMES.join("/")} or x/y columns such as lon/lat); name it with "geometry": "<wkt column>" or { "x": "…", "y": "…" } in the source`,
+  );
+}
+
+function rowGeometry(record: string[], g: GeometryColumns, where: () => string): Geometry | null {
+  if ("wkt" in g) {
+    const text = (record[g.wkt] ?? "").trim();
+    if (!text) return null;
+    try {
+      return parseWkt(text);
+    } catch (error) {
+      if (error instanceof WktError) throw new SourceError(`${where()}: ${error.message}`);
+      throw error;
+    }
+  }
+  const num = (i: number | undefined) => {
+    const t = (record[i as number] ?? "").trim();
+    if (t === "") return undefined;
+    const n = Number(t);
+    if (!Number.isFinite(n)) throw new SourceError(`${where()}: coordinate ${JSON.stringify(t)} is not a number`);
+    return n;
+  };
+  const x = num(g.x);
+  const y = num(g.y);
+  if (x === undefined || y === undefined) return null;
+  const z = g.z === undefined ? undefined : num(g.z);
+  return { type: "Point", coordinates: z === undefined ? [x, y] : [x, y, z] };
+}

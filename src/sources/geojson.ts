@@ -1,0 +1,74 @@
+import { createReadStream } from "node:fs";
+import Chain from "stream-chain";
+import StreamJson from "stream-json";
+import Pick from "stream-json/filters/Pick.js";
+import StreamValues from "stream-json/streamers/StreamValues.js";
+import { BatchBuilder } from "./batch-builder.js";
+import { SourceError } from "./errors.js";
+import { crsMember, geojsonGeometry } from "./geojson-geometry.js";
+import type { OpenedSource, SourceFormat } from "./source-format.js";
+
+const TOP = new Set(["type", "crs"]);
+
+/**
+ * A GeoJSON FeatureCollection, parsed as a stream (stream-json): one feature in memory at a time, however large the
+ * file. Columns appear as features name them; their types are the values' (docs/sources.md).
+ */
+export const geojsonFormat: SourceFormat = {
+  name: "geojson",
+  async open(file, options) {
+    const opened: OpenedSource = {
+      crs: undefined,
+      crsFrom: `${file.name} (its "crs" member)`,
+      impliedCrs: "OGC:CRS84",
+      async *batches() {
+        const builder = new BatchBuilder([], options.columns, file.name, undefined, true);
+        const pipeline = Chain.chain([
+          createReadStream(file.path),
+          StreamJson.parser(),
+          Pick.pick({
+            filter: (stack: readonly (string | number | null)[]) =>
+              (stack.length === 1 && TOP.has(String(stack[0]))) || (stack.length === 2 && stack[0] === "features"),
+          }),
+          StreamValues.streamValues(),
+        ]);
+        let row = 0;
+        let type: unknown;
+        try {
+          for await (const { value } of pipeline as AsyncIterable<{ value: unknown }>) {
+            if (typeof value === "string") {
+              type = value;
+              continue;
+            }
+            const v = value as { type?: unknown; geometry?: unknown; properties?: unknown };
+            if (v.type !== "Feature") {
+              opened.crs = crsMember(value, file.name);
+              continue;
+            }
+            row++;
+            const at = row;
+            builder.addObject(
+              geojsonGeometry(v.geometry, () => `${file.name}, feature ${at}`),
+              v.properties as Record<string, unknown> | null,
+            );
+            if (builder.full) yield builder.flush() as never;
+          }
+        } catch (error) {
+          if (error instanceof SourceError) throw error;
+          throw new SourceError(
+            `${file.name} is not valid JSON (after ${row} features): ${(error as Error).message}; check the file and "format"`,
+          );
+        }
+        if (type !== "FeatureCollection")
+          throw new SourceError(
+            `${file.name} is not a GeoJSON FeatureCollection (its "type" is ${JSON.stringify(type)}); check "format"`,
+          );
+        builder.checkSelected();
+        const last = builder.flush();
+        if (last) yield last;
+      },
+      async close() {},
+    };
+    return opened;
+  },
+};

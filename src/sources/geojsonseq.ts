@@ -1,0 +1,50 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { BatchBuilder } from "./batch-builder.js";
+import { SourceError } from "./errors.js";
+import { geojsonGeometry } from "./geojson-geometry.js";
+import type { SourceFormat } from "./source-format.js";
+
+/** GeoJSON text sequences (RFC 8142, or newline-delimited): one feature per line, read line by line. */
+export const geojsonSeqFormat: SourceFormat = {
+  name: "geojsonseq",
+  async open(file, options) {
+    return {
+      crs: undefined,
+      crsFrom: `${file.name} (GeoJSON sequences carry no CRS)`,
+      impliedCrs: "OGC:CRS84",
+      async *batches() {
+        const builder = new BatchBuilder([], options.columns, file.name, undefined, true);
+        const lines = createInterface({ input: createReadStream(file.path), crlfDelay: Infinity });
+        let line = 0;
+        for await (const raw of lines) {
+          line++;
+          const text = raw.replace(/^\x1e/, "").trim();
+          if (!text) continue;
+          let value: { type?: unknown; geometry?: unknown; properties?: unknown };
+          try {
+            value = JSON.parse(text) as typeof value;
+          } catch (error) {
+            throw new SourceError(
+              `${file.name}, line ${line}: not JSON (${(error as Error).message}); check the file and "format"`,
+            );
+          }
+          if (value?.type !== "Feature")
+            throw new SourceError(
+              `${file.name}, line ${line}: not a GeoJSON Feature (type ${JSON.stringify(value?.type)}); check "format"`,
+            );
+          const at = line;
+          builder.addObject(
+            geojsonGeometry(value.geometry, () => `${file.name}, line ${at}`),
+            value.properties as Record<string, unknown> | null,
+          );
+          if (builder.full) yield builder.flush() as never;
+        }
+        builder.checkSelected();
+        const last = builder.flush();
+        if (last) yield last;
+      },
+      async close() {},
+    };
+  },
+};

@@ -1,0 +1,148 @@
+import Database from "better-sqlite3";
+import { knownCrs } from "../geo/crs.js";
+import type { GeometryType } from "../geo/geometry.js";
+import type { ColumnType } from "../geoparquet/features.js";
+import { BatchBuilder } from "./batch-builder.js";
+import type { FileField } from "./batch-builder.js";
+import { SourceError } from "./errors.js";
+import type { SourceFormat } from "./source-format.js";
+
+const LAYER_TYPES: Record<string, GeometryType> = {
+  POINT: "Point",
+  LINESTRING: "LineString",
+  POLYGON: "Polygon",
+  MULTIPOINT: "MultiPoint",
+  MULTILINESTRING: "MultiLineString",
+  MULTIPOLYGON: "MultiPolygon",
+};
+
+/** A GeoPackage column's declared type → ours, as GDAL maps them (INTEGER is 64-bit; dates are text). */
+function columnType(declared: string): ColumnType | "blob" {
+  const t = declared.toUpperCase().replace(/\(.*$/, "").trim();
+  if (t === "INTEGER" || t === "INT") return "int64";
+  if (t === "MEDIUMINT" || t === "SMALLINT" || t === "TINYINT") return "int32";
+  if (t === "BOOLEAN") return "bool";
+  if (t === "REAL" || t === "DOUBLE" || t === "FLOAT") return "float64";
+  if (t === "BLOB") return "blob";
+  return "string"; // TEXT, DATE, DATETIME
+}
+
+/** A GeoPackage features table, read row by row (better-sqlite3); its CRS from gpkg_spatial_ref_sys. */
+export const gpkgFormat: SourceFormat = {
+  name: "gpkg",
+  async open(file, options) {
+    let db: Database.Database;
+    try {
+      db = new Database(file.path, { readonly: true, fileMustExist: true });
+      db.pragma("query_only = true");
+    } catch (error) {
+      throw new SourceError(
+        `${file.name} cannot be opened as a GeoPackage: ${(error as Error).message}; check the file and "format"`,
+      );
+    }
+    try {
+      const layers = (() => {
+        try {
+          return (
+            db
+              .prepare("SELECT table_name FROM gpkg_contents WHERE data_type = 'features' ORDER BY table_name")
+              .all() as { table_name: string }[]
+          ).map((r) => r.table_name);
+        } catch (error) {
+          throw new SourceError(
+            `${file.name} is not a GeoPackage (${(error as Error).message}); check the file and "format"`,
+          );
+        }
+      })();
+      if (options.layer !== undefined && !layers.includes(options.layer))
+        throw new SourceError(
+          `${file.name} has no features layer ${JSON.stringify(options.layer)} (its layers: ${layers.join(", ") || "none"}); fix "layer" in the source`,
+        );
+      if (options.layer === undefined && layers.length !== 1)
+        throw new SourceError(
+          layers.length === 0
+            ? `${file.name} has no features layer`
+            : `${file.name} has ${layers.length} layers (${layers.join(", ")}); name one with "layer" in the source`,
+        );
+      const layer = options.layer ?? (layers[0] as string);
+      const gc = db
+        .prepare("SELECT column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
+        .get(layer) as { column_name: string; geometry_type_name: string; srs_id: number } | undefined;
+      if (!gc)
+        throw new SourceError(
+          `${file.name}: layer ${JSON.stringify(layer)} has no row in gpkg_geometry_columns; the GeoPackage is damaged`,
+        );
+      const srs = db
+        .prepare("SELECT organization, organization_coordsys_id, definition FROM gpkg_spatial_ref_sys WHERE srs_id = ?")
+        .get(gc.srs_id) as { organization: string; organization_coordsys_id: number; definition: string } | undefined;
+      const crs =
+        !srs || gc.srs_id === 0 || gc.srs_id === -1 || srs.definition.trim().toLowerCase() === "undefined"
+          ? undefined
+          : srs.organization.toUpperCase() === "EPSG" && knownCrs(srs.organization_coordsys_id)
+            ? `EPSG:${srs.organization_coordsys_id}`
+            : srs.definition;
+      const info = db.prepare(`PRAGMA table_info(${quote(layer)})`).all() as {
+        name: string;
+        type: string;
+        pk: number;
+      }[];
+      const columns = info.filter((c) => c.name !== gc.column_name && !(c.pk === 1 && columnType(c.type) === "int64"));
+      const fields: FileField[] = columns.map((c) => {
+        const t = columnType(c.type);
+        return t === "blob" ? { name: c.name } : { name: c.name, type: t };
+      });
+      const emptyType = LAYER_TYPES[gc.geometry_type_name.toUpperCase()] ?? "GeometryCollection";
+      return {
+        crs,
+        crsFrom: `${file.name} (gpkg_spatial_ref_sys, srs_id ${gc.srs_id})`,
+        async *batches() {
+          const builder = new BatchBuilder(fields, options.columns, `${file.name} layer ${layer}`, emptyType);
+          const blobs = columns.map((c, i) => columnType(c.type) === "blob" && builder.wants(i));
+          const bad = blobs.indexOf(true);
+          if (bad >= 0)
+            throw new SourceError(
+              `${file.name}: column ${JSON.stringify(columns[bad]?.name)} is a BLOB, which a source cannot keep; leave it out with "columns"`,
+            );
+          const select = [...columns.map((c) => quote(c.name)), quote(gc.column_name)].join(", ");
+          const rows = db.prepare(`SELECT ${select} FROM ${quote(layer)} ORDER BY rowid`).raw(true);
+          let row = 0;
+          for (const values of rows.iterate() as Iterable<unknown[]>) {
+            row++;
+            const blob = values[columns.length] as Uint8Array | null;
+            builder.add(
+              blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, row ${row}`),
+              (i) => values[i],
+            );
+            if (builder.full) yield builder.flush() as never;
+          }
+          const last = builder.flush();
+          if (last) yield last;
+        },
+        async close() {
+          db.close();
+        },
+      };
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  },
+};
+
+const ENVELOPE_BYTES = [0, 32, 48, 48, 64];
+
+/** A GeoPackage geometry blob (GP header, optional envelope) → its WKB; null for an empty one GDAL marked so. */
+function gpkgWkb(blob: Uint8Array, where: () => string): Uint8Array | null {
+  if (blob.length < 8 || blob[0] !== 0x47 || blob[1] !== 0x50)
+    throw new SourceError(`${where()}: the geometry is not a GeoPackage geometry blob (no 'GP' magic)`);
+  const flags = blob[3] as number;
+  const envelope = ENVELOPE_BYTES[(flags >> 1) & 7];
+  if (envelope === undefined) throw new SourceError(`${where()}: the geometry blob has an invalid envelope code`);
+  if (flags & 0x20)
+    throw new SourceError(`${where()}: the geometry is an ExtendedGeoPackageBinary, which georefresh cannot read`);
+  const wkb = blob.subarray(8 + envelope);
+  if (wkb.length < 5) throw new SourceError(`${where()}: the geometry blob is truncated`);
+  return wkb;
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -1,0 +1,175 @@
+import { createReadStream } from "node:fs";
+import { open, readFile } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { BatchBuilder } from "./batch-builder.js";
+import { ByteReader } from "./byte-reader.js";
+import { dbfFields, dbfPrelude, dbfValue, LDID_ENCODINGS } from "./dbf.js";
+import { SourceError } from "./errors.js";
+import { layerType, shpGeometry } from "./shp-geometry.js";
+import type { OpenedSource, ReadOptions, SourceFile, SourceFormat } from "./source-format.js";
+import { decoderFor } from "./text-decode.js";
+import { openZip } from "./zip.js";
+import type { ZipArchive } from "./zip.js";
+
+/** The parts of one Shapefile, however they arrive: streams for .shp and .dbf, text for .prj and .cpg. */
+interface Parts {
+  name: string;
+  shp(): Promise<Readable>;
+  dbf(): Promise<Readable>;
+  prj?: string;
+  cpg?: string;
+  close(): void;
+}
+
+/**
+ * Shapefiles, bare (a .shp with its .dbf, .prj and .cpg beside it) or zipped (read in place, never unpacked):
+ * the .shp and .dbf streamed side by side, record by record. The CRS is the .prj's; the text encoding the
+ * source's "encoding", else the .cpg, else the DBF's language driver byte, else ISO-8859-1 (GDAL's default).
+ */
+export const shapefileFormat: SourceFormat = {
+  name: "shapefile",
+  async open(file, options) {
+    const head = Buffer.alloc(4);
+    const fh = await open(file.path, "r");
+    await fh.read(head, 0, 4, 0).finally(() => fh.close());
+    const parts = head.readUInt32BE(0) === 0x504b0304 ? await zipped(file, options) : await bare(file);
+    return read(parts, options);
+  },
+};
+
+async function bare(file: SourceFile): Promise<Parts> {
+  const dbf = await file.sidecar(".dbf");
+  if (!dbf)
+    throw new SourceError(
+      `${file.name}: a Shapefile needs its .dbf beside it; zip the parts, or point "url" at the .zip`,
+    );
+  const prj = await file.sidecar(".prj");
+  const cpg = await file.sidecar(".cpg");
+  return {
+    name: file.name,
+    shp: async () => createReadStream(file.path),
+    dbf: async () => createReadStream(dbf),
+    ...(prj ? { prj: await readFile(prj, "latin1") } : {}),
+    ...(cpg ? { cpg: await readFile(cpg, "latin1") } : {}),
+    close: () => undefined,
+  };
+}
+
+async function zipped(file: SourceFile, options: ReadOptions): Promise<Parts> {
+  const zip = await openZip(file.path, file.name);
+  try {
+    const visible = zip.entries.filter((e) => !/(^|\/)(__MACOSX|\.)/.test(e.fileName) && !e.fileName.endsWith("/"));
+    const stem = (name: string) => name.replace(/\.[^./]*$/, "");
+    const base = (name: string) => stem(name).split("/").pop() as string;
+    const shps = visible.filter((e) => /\.shp$/i.test(e.fileName));
+    const chosen = options.layer === undefined ? shps : shps.filter((e) => base(e.fileName) === options.layer);
+    if (chosen.length !== 1) {
+      const names = shps.map((e) => base(e.fileName));
+      throw new SourceError(
+        shps.length === 0
+          ? `${file.name} holds no .shp (it holds ${
+              visible
+                .map((e) => e.fileName)
+                .slice(0, 10)
+                .join(", ") || "nothing"
+            }); check "url" and "format"`
+          : options.layer === undefined
+            ? `${file.name} holds ${shps.length} Shapefiles (${names.join(", ")}); name one with "layer" in the source`
+            : `${file.name} holds no Shapefile named ${JSON.stringify(options.layer)} (it holds ${names.join(", ")}); fix "layer" in the source`,
+      );
+    }
+    const shp = chosen[0] as (typeof shps)[number];
+    const sidecar = (ext: string) =>
+      visible.find((e) => stem(e.fileName) === stem(shp.fileName) && e.fileName.toLowerCase().endsWith(ext));
+    const dbf = sidecar(".dbf");
+    if (!dbf) throw new SourceError(`${file.name}: ${shp.fileName} has no .dbf beside it in the archive`);
+    const prj = sidecar(".prj");
+    const cpg = sidecar(".cpg");
+    const text = async (e: typeof prj) => (e ? Buffer.from(await zip.bytes(e)).toString("latin1") : undefined);
+    const prjText = await text(prj);
+    const cpgText = await text(cpg);
+    return {
+      name: `${file.name}!${shp.fileName}`,
+      shp: () => zip.stream(shp),
+      dbf: () => zip.stream(dbf),
+      ...(prjText === undefined ? {} : { prj: prjText }),
+      ...(cpgText === undefined ? {} : { cpg: cpgText }),
+      close: () => zip.close(),
+    };
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+}
+
+function encodingOf(parts: Parts, options: ReadOptions, ldid: number): string {
+  if (options.encoding) return options.encoding;
+  const cpg = parts.cpg?.trim();
+  if (cpg) return /^8859_?(\d+)$/.test(cpg) ? `iso-8859-${cpg.replace(/^8859_?/, "")}` : cpg;
+  return LDID_ENCODINGS[ldid] ?? "iso-8859-1";
+}
+
+async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
+  const where = parts.name;
+  const shp = new ByteReader(await parts.shp());
+  const dbf = new ByteReader(await parts.dbf());
+  const close = async () => {
+    await shp.close().catch(() => undefined);
+    await dbf.close().catch(() => undefined);
+    parts.close();
+  };
+  try {
+    const header = await shp.read(100);
+    const hv = new DataView(header.buffer, header.byteOffset, header.byteLength);
+    if (header.length < 100 || hv.getInt32(0, false) !== 9994)
+      throw new SourceError(
+        `${where} is not a Shapefile (.shp without its 9994 file code); check the file and "format"`,
+      );
+    const shapeType = hv.getInt32(32, true);
+    const prelude = await dbf.read(32);
+    if (prelude.length < 32) throw new SourceError(`${where}: its .dbf is truncated`);
+    const p = dbfPrelude(prelude);
+    const rest = await dbf.read(p.headerBytes - 32);
+    const full = new Uint8Array(p.headerBytes);
+    full.set(prelude);
+    full.set(rest, 32);
+    const decoder = decoderFor(encodingOf(parts, options, p.ldid), where);
+    const fields = dbfFields(full, decoder);
+    const builder = new BatchBuilder(fields, options.columns, where, layerType(shapeType));
+    return {
+      crs: parts.prj?.trim() ? parts.prj : undefined,
+      crsFrom: parts.prj?.trim() ? `${where} (its .prj)` : `${where} (it has no .prj)`,
+      async *batches() {
+        for (let record = 1; ; record++) {
+          const rh = await shp.read(8);
+          if (rh.length === 0) break;
+          if (rh.length < 8) throw new SourceError(`${where}: the .shp is truncated at record ${record}`);
+          const length = 2 * new DataView(rh.buffer, rh.byteOffset, 8).getInt32(4, false);
+          const content = await shp.read(length);
+          if (content.length < length || length < 4)
+            throw new SourceError(`${where}: the .shp is truncated at record ${record}`);
+          const row = await dbf.read(p.recordBytes);
+          if (row.length < p.recordBytes || row[0] === 0x1a)
+            throw new SourceError(
+              `${where}: the .dbf has fewer records than the .shp (${record - 1}); the Shapefile is damaged`,
+            );
+          if (row[0] === 0x2a) continue; // deleted in the .dbf: GDAL skips it too
+          let geometry;
+          try {
+            geometry = shpGeometry(content);
+          } catch (error) {
+            throw new SourceError(`${where}, record ${record}: ${(error as Error).message}; the Shapefile is damaged`);
+          }
+          builder.add(geometry, (i) => dbfValue(row, fields[i] as (typeof fields)[number], decoder));
+          if (builder.full) yield builder.flush() as never;
+        }
+        const last = builder.flush();
+        if (last) yield last;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

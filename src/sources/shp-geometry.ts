@@ -1,0 +1,135 @@
+import type { Geometry, GeometryType, Position } from "../geo/geometry.js";
+
+/** The geometry type of a Shapefile's shape type (its header's, for a layer's empty geometries). */
+export function layerType(shapeType: number): GeometryType {
+  switch (shapeType % 10) {
+    case 1:
+      return "Point";
+    case 3:
+      return "MultiLineString";
+    case 5:
+      return "MultiPolygon";
+    case 8:
+      return "MultiPoint";
+    default:
+      return "GeometryCollection";
+  }
+}
+
+/**
+ * One .shp record's content → a geometry (null for a null shape), as GDAL reads it: a polyline of one part is a
+ * LineString, of several a MultiLineString; a polygon's clockwise rings are shells and each counter-clockwise ring
+ * a hole of the smallest shell that holds it (a hole no shell holds is a shell of its own); M values are dropped.
+ * Throws a RangeError when the record is shorter than its shape needs.
+ */
+export function shpGeometry(bytes: Uint8Array): Geometry | null {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const type = v.getInt32(0, true);
+  if (type === 0) return null;
+  const z = type >= 11 && type <= 18;
+  switch (type) {
+    case 1:
+    case 11:
+    case 21: {
+      const x = v.getFloat64(4, true);
+      const y = v.getFloat64(12, true);
+      return { type: "Point", coordinates: z ? [x, y, v.getFloat64(20, true)] : [x, y] };
+    }
+    case 8:
+    case 18:
+    case 28: {
+      const n = v.getInt32(36, true);
+      const points = positions(v, 40, n, z ? 40 + 16 * n + 16 : -1);
+      return { type: "MultiPoint", coordinates: points };
+    }
+    case 3:
+    case 13:
+    case 23:
+    case 5:
+    case 15:
+    case 25: {
+      const parts = v.getInt32(36, true);
+      const n = v.getInt32(40, true);
+      if (parts < 0 || n < 0 || 44 + 4 * parts + 16 * n > bytes.length)
+        throw new RangeError("record shorter than its parts");
+      const starts = Array.from({ length: parts }, (_, i) => v.getInt32(44 + 4 * i, true));
+      const xy = 44 + 4 * parts;
+      const all = positions(v, xy, n, z ? xy + 16 * n + 16 : -1);
+      const rings = starts.map((s, i) => all.slice(s, i + 1 < parts ? starts[i + 1] : n));
+      if (type % 10 === 3) {
+        if (rings.length === 1) return { type: "LineString", coordinates: rings[0] as Position[] };
+        return { type: "MultiLineString", coordinates: rings };
+      }
+      return polygons(rings);
+    }
+    default:
+      throw new RangeError(`shape type ${type} (MultiPatch or unknown) is not supported`);
+  }
+}
+
+function positions(v: DataView, at: number, n: number, zAt: number): Position[] {
+  if (at + 16 * n > v.byteLength || (zAt >= 0 && zAt + 8 * n > v.byteLength))
+    throw new RangeError("record shorter than its points");
+  const out: Position[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = v.getFloat64(at + 16 * i, true);
+    const y = v.getFloat64(at + 16 * i + 8, true);
+    out[i] = zAt >= 0 ? [x, y, v.getFloat64(zAt + 8 * i, true)] : [x, y];
+  }
+  return out;
+}
+
+/** Twice the signed area: negative for a clockwise ring (a Shapefile's shell). */
+function signedArea(ring: Position[]): number {
+  let a = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const p = ring[i] as Position;
+    const q = ring[j] as Position;
+    a += ((q[0] as number) - (p[0] as number)) * ((q[1] as number) + (p[1] as number));
+  }
+  return a;
+}
+
+function contains(ring: Position[], p: Position): boolean {
+  const x = p[0] as number;
+  const y = p[1] as number;
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const xi = (ring[i] as Position)[0] as number;
+    const yi = (ring[i] as Position)[1] as number;
+    const xj = (ring[j] as Position)[0] as number;
+    const yj = (ring[j] as Position)[1] as number;
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+function polygons(rings: Position[][]): Geometry {
+  const shells: { ring: Position[]; area: number; holes: Position[][] }[] = [];
+  const holes: Position[][] = [];
+  for (const ring of rings) {
+    const a = signedArea(ring);
+    if (a <= 0) shells.push({ ring, area: -a, holes: [] });
+    else holes.push(ring);
+  }
+  for (const hole of holes) {
+    if (
+      shells.length === 1 &&
+      holes.length > 0 &&
+      shells[0]?.holes !== undefined &&
+      rings.length === 1 + holes.length
+    ) {
+      shells[0].holes.push(hole);
+      continue;
+    }
+    let best: (typeof shells)[number] | undefined;
+    for (const s of shells) if ((!best || s.area < best.area) && hole.some((p) => contains(s.ring, p))) best = s;
+    if (best) best.holes.push(hole);
+    else shells.push({ ring: hole, area: signedArea(hole), holes: [] });
+  }
+  if (shells.length === 1) {
+    const s = shells[0] as (typeof shells)[number];
+    return { type: "Polygon", coordinates: [s.ring, ...s.holes] };
+  }
+  return { type: "MultiPolygon", coordinates: shells.map((s) => [s.ring, ...s.holes]) };
+}

@@ -1,0 +1,90 @@
+import { createHash } from "node:crypto";
+import type { RecordBatch } from "apache-arrow";
+import { redact } from "../store/secrets.js";
+import { defineTask } from "../task/task.js";
+import type { TaskContext, TaskDefinition } from "../task/task.js";
+import { loadFormat } from "./formats.js";
+import { sourceCrs } from "./source-crs.js";
+import type { SourceFile } from "./source-format.js";
+import { sourceUrl } from "./source-spec.js";
+import type { SourceSpec } from "./source-spec.js";
+import { unifyBatches } from "./unify.js";
+
+/** Bumped whenever a reader's rows for the same file could change: part of every source dataset's keys. */
+export const READERS_VERSION = "1";
+
+/** Where this factory lives, so a worker thread or process builds the same task from the same spec. */
+export const SOURCE_TASK_MODULE = import.meta.url;
+
+/** A bare Shapefile's sidecars the run identifies with it (a zip holds its own). */
+const SIDECARS = [".dbf", ".prj", ".cpg"] as const;
+
+/**
+ * The task a `source` config entry stands for (docs/sources.md): its one input is the file the url names for the
+ * partition; compute reads it with the format's reader, in batches, and hands the rows on in the file's CRS,
+ * which the protocol reprojects to the storage CRS before any check.
+ */
+export function sourceTask(spec: SourceSpec): TaskDefinition {
+  const storageCrs = spec.storageCrs ?? "OGC:CRS84";
+  const bareShapefile = spec.format === "shapefile" && /\.shp$/i.test(spec.url.split(/[?#]/)[0] ?? "");
+  const sidecars = bareShapefile
+    ? SIDECARS.filter((s) => s !== ".prj" || spec.crs === undefined).filter((s) => s !== ".cpg")
+    : [];
+  return defineTask({
+    name: spec.dataset,
+    version: `source-${READERS_VERSION}-${readingDigest(spec)}`,
+    cadence: spec.cadence,
+    regions: spec.regions,
+    regionsComplete: spec.regionsComplete,
+    pins: spec.pins,
+    crs: storageCrs,
+    storageCrs,
+    ...(spec.key ? { key: spec.key } : {}),
+    ...(spec.complete ? {} : { payload: "partial" as const }),
+    ...(spec.plausibility ? { plausibility: spec.plausibility } : {}),
+    inputs(partition) {
+      const url = sourceUrl(spec, partition);
+      const inputs: Record<string, string> = { source: url };
+      for (const ext of sidecars) inputs[ext] = url.replace(/\.shp(?=$|[?#])/i, ext);
+      return inputs;
+    },
+    async compute(ctx: TaskContext) {
+      const name = redact(sourceUrl(spec, ctx.partition));
+      const file: SourceFile = {
+        path: await ctx.inputPath("source"),
+        name,
+        sidecar: async (ext) => ((sidecars as readonly string[]).includes(ext) ? ctx.inputPath(ext) : undefined),
+      };
+      const format = await loadFormat(spec.format);
+      const opened = await format.open(file, {
+        ...(spec.layer === undefined ? {} : { layer: spec.layer }),
+        ...(spec.encoding === undefined ? {} : { encoding: spec.encoding }),
+        ...(spec.geometry === undefined ? {} : { geometry: spec.geometry }),
+        ...(spec.columns === undefined ? {} : { columns: spec.columns }),
+      });
+      try {
+        // A file silent about its CRS fails before its rows are read, unless reading is what finds the CRS.
+        if (opened.crs === undefined && opened.impliedCrs === undefined) sourceCrs(opened, spec.crs, name);
+        const batches: RecordBatch[] = [];
+        for await (const batch of opened.batches()) batches.push(batch);
+        const { definition } = sourceCrs(opened, spec.crs, name);
+        return unifyBatches(batches, definition, name);
+      } finally {
+        await opened.close();
+      }
+    },
+  });
+}
+
+/** What decides a file's rows besides its bytes: format, layer, CRS, columns, encoding, geometry columns. */
+function readingDigest(spec: SourceSpec): string {
+  const reading = {
+    format: spec.format,
+    layer: spec.layer ?? null,
+    crs: spec.crs ?? null,
+    columns: spec.columns ?? null,
+    encoding: spec.encoding ?? null,
+    geometry: spec.geometry ?? null,
+  };
+  return createHash("sha256").update(JSON.stringify(reading)).digest("hex").slice(0, 16);
+}
