@@ -30,7 +30,7 @@ export const csvFormat: SourceFormat = {
   async open(file, options) {
     return {
       crs: undefined,
-      crsFrom: `${file.name} (a CSV file carries no CRS)`,
+      crsFrom: `a CSV file carries no CRS`,
       async *batches() {
         const decoder = decoderFor(options.encoding ?? "utf-8", file.name);
         const rows = pipeline(

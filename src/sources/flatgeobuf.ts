@@ -70,7 +70,7 @@ export const flatgeobufFormat: SourceFormat = {
     });
     return {
       crs,
-      crsFrom: `${file.name} (FlatGeobuf header)`,
+      crsFrom: `FlatGeobuf header`,
       async *batches() {
         const builder = new BatchBuilder(fields, options.columns, file.name, GEOMETRY[h.geometryType]);
         const names = fields.map((f) => f.name);

@@ -19,7 +19,7 @@ export const geojsonFormat: SourceFormat = {
   async open(file, options) {
     const opened: OpenedSource = {
       crs: undefined,
-      crsFrom: `${file.name} (its "crs" member)`,
+      crsFrom: `its "crs" member`,
       impliedCrs: "OGC:CRS84",
       async *batches() {
         const builder = new BatchBuilder([], options.columns, file.name, undefined, true);

@@ -11,7 +11,7 @@ export const geojsonSeqFormat: SourceFormat = {
   async open(file, options) {
     return {
       crs: undefined,
-      crsFrom: `${file.name} (GeoJSON sequences carry no CRS)`,
+      crsFrom: `GeoJSON sequences carry no CRS`,
       impliedCrs: "OGC:CRS84",
       async *batches() {
         const builder = new BatchBuilder([], options.columns, file.name, undefined, true);

@@ -50,7 +50,7 @@ export const geoparquetFormat: SourceFormat = {
       let fields: FileField[] | undefined;
       return {
         crs: hasCrs && meta.crs !== null ? meta.crs : undefined,
-        crsFrom: `${file.name} (the geo metadata's crs)`,
+        crsFrom: `the geo metadata's crs`,
         ...(hasCrs ? {} : { impliedCrs: "OGC:CRS84" }),
         async *batches() {
           let builder: BatchBuilder | undefined;

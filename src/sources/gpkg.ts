@@ -94,7 +94,7 @@ export const gpkgFormat: SourceFormat = {
       const emptyType = LAYER_TYPES[gc.geometry_type_name.toUpperCase()] ?? "GeometryCollection";
       return {
         crs,
-        crsFrom: `${file.name} (gpkg_spatial_ref_sys, srs_id ${gc.srs_id})`,
+        crsFrom: `gpkg_spatial_ref_sys, srs_id ${gc.srs_id}`,
         async *batches() {
           const builder = new BatchBuilder(fields, options.columns, `${file.name} layer ${layer}`, emptyType);
           const blobs = columns.map((c, i) => columnType(c.type) === "blob" && builder.wants(i));

@@ -138,7 +138,7 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
     const builder = new BatchBuilder(fields, options.columns, where, layerType(shapeType));
     return {
       crs: parts.prj?.trim() ? parts.prj : undefined,
-      crsFrom: parts.prj?.trim() ? `${where} (its .prj)` : `${where} (it has no .prj)`,
+      crsFrom: parts.prj?.trim() ? "its .prj" : "it has no .prj",
       async *batches() {
         for (let record = 1; ; record++) {
           const rh = await shp.read(8);

@@ -18,10 +18,10 @@ export function sourceCrs(
 ): { crs: Crs; definition: unknown } {
   const fromConfig = declared === undefined ? undefined : crsFromDefinition(declared, `the source's "crs" for ${file}`);
   if (opened.crs !== undefined) {
-    const fromFile = crsFromDefinition(opened.crs, opened.crsFrom);
+    const fromFile = crsFromDefinition(opened.crs, `${file} (${opened.crsFrom})`);
     if (fromConfig && !equivalent(fromFile, fromConfig))
       throw new SourceError(
-        `${opened.crsFrom} says the CRS is ${fromFile.id}, but the source's "crs" is ${fromConfig.id}; a file's own CRS wins, so remove "crs" from the source, or fix the file`,
+        `${file} (${opened.crsFrom}) says the CRS is ${fromFile.id}, but the source's "crs" is ${fromConfig.id}; a file's own CRS wins, so remove "crs" from the source, or fix the file`,
       );
     return { crs: fromFile, definition: opened.crs };
   }

@@ -21,7 +21,7 @@ export interface ReadOptions {
 export interface OpenedSource {
   /** WKT, PROJJSON or "AUTH:CODE"; undefined when the file does not say. */
   crs: unknown;
-  /** Where the CRS was read, or was looked for, for messages ("parcels.prj", "gpkg_spatial_ref_sys"). */
+  /** Where the CRS was read, or why there is none, for messages ("its .prj", "a CSV file carries no CRS"). */
   crsFrom: string;
   /** What the format's specification implies when the file is silent (GeoJSON: "OGC:CRS84"). */
   impliedCrs?: string;

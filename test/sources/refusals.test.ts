@@ -1,0 +1,195 @@
+/**
+ * A source file that cannot become rows fails its partition with exit 5, naming the file and what to do, and
+ * publishes nothing: no CRS, a CRS the config contradicts, a corrupt file, a zip bomb, an entry climbing out of its
+ * archive, a multi-layer file with no layer named. Mistakes in the config itself are exit 2 when it loads.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliHere } from "../helpers/cli.js";
+import { writeCorpus } from "../helpers/source-corpus.js";
+
+let dir: string;
+
+function zipWith(path: string, entries: Record<string, string>, script = ""): void {
+  const code = `import zipfile, sys
+z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
+${Object.entries(entries)
+  .map(([name, expr]) => `z.writestr(${JSON.stringify(name)}, ${expr})`)
+  .join("\n")}
+${script}
+z.close()`;
+  execFileSync("python3", ["-c", code, path]);
+}
+
+async function backfill(dataset: string, source: Record<string, unknown>) {
+  const config = join(dir, `${dataset}.config.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({ store: "./data", datasets: { [dataset]: { source, regions: ["weld"], cadence: "monthly" } } }),
+  );
+  const r = await runCliHere([
+    "backfill",
+    "--config",
+    config,
+    "--dataset",
+    dataset,
+    "--from",
+    "2026-01-01",
+    "--to",
+    "2026-01-31",
+  ]);
+  return { ...r, out: r.stdout + r.stderr, published: existsSync(join(dir, "data", "artifacts", dataset)) };
+}
+
+describe("a source file that cannot become rows fails its partition and publishes nothing", () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "georefresh-source-refusals-"));
+    writeCorpus(dir);
+    const w = join(dir, "weld");
+    // The zipped Shapefile without its .prj: a dropped CRS.
+    const feed = join(w, "zip", "feed");
+    execFileSync("zip", [
+      "-q",
+      "-j",
+      join(w, "noprj.zip"),
+      ...["shp", "shx", "dbf", "cpg"].map((e) => join(feed, `parcels.${e}`)),
+    ]);
+    // 200 MiB of zeros behind a Shapefile's name: a zip bomb (about 200 KiB compressed).
+    zipWith(join(w, "bomb.zip"), { "parcels.shp": 'b"\\0" * (200 * 2**20)', "parcels.dbf": 'b"\\0" * 64' });
+    // An entry climbing out of the archive.
+    zipWith(join(w, "climb.zip"), { "../../parcels.shp": 'b"\\0" * 100', "../../parcels.dbf": 'b"\\0" * 64' });
+    // Corrupt files: a GeoPackage cut in half, a FlatGeobuf of noise, a Shapefile whose .shp stops mid-record.
+    const gpkg = readFileSync(join(w, "parcels.gpkg"));
+    writeFileSync(join(w, "half.gpkg"), gpkg.subarray(0, gpkg.length >> 1));
+    writeFileSync(join(w, "noise.fgb"), Buffer.alloc(4096, 7));
+    mkdirSync(join(w, "cut"));
+    const shp = readFileSync(join(feed, "parcels.shp"));
+    writeFileSync(join(w, "cut", "parcels.shp"), shp.subarray(0, shp.length - 40));
+    for (const e of ["dbf", "prj"])
+      writeFileSync(join(w, "cut", `parcels.${e}`), readFileSync(join(feed, `parcels.${e}`)));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a CSV with no CRS, and a Shapefile without its .prj, say so and how to declare one (exit 5)", async () => {
+    for (const [dataset, url] of [
+      ["nocrs-csv", "./{region}/parcels.csv"],
+      ["nocrs-shp", "./{region}/noprj.zip"],
+    ] as const) {
+      const r = await backfill(dataset, { url });
+      expect(r.code, r.out).toBe(5);
+      expect(r.out).toMatch(
+        /does not say its CRS \(.*(carries no CRS|has no \.prj)\) and the source declares none; add "crs": "EPSG:<code>"/,
+      );
+      expect(r.out).toContain(url.replace("{region}", "weld").slice(2));
+      expect(r.published).toBe(false);
+    }
+  });
+
+  it("a file's CRS that the config contradicts is refused; an ESRI .prj equal to the config's EPSG code is not", async () => {
+    const r = await backfill("conflict", { url: "./{region}/parcels.gpkg", layer: "parcels", crs: "EPSG:3857" });
+    expect(r.code, r.out).toBe(5);
+    expect(r.out).toMatch(
+      /says the CRS is EPSG:26913, but the source's "crs" is EPSG:3857; a file's own CRS wins, so remove "crs"/,
+    );
+    expect(r.published).toBe(false);
+    const same = await backfill("esri-same", { url: "./{region}/parcels.zip", crs: "EPSG:26913" });
+    expect(same.code, same.out).toBe(0);
+    expect(same.out).toMatch(/1 promoted/);
+  });
+
+  it("corrupt files name the file and what is wrong", async () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      [
+        "half-gpkg",
+        { url: "./{region}/half.gpkg" },
+        /half\.gpkg cannot be opened as a GeoPackage|half\.gpkg is not a GeoPackage|database disk image is malformed/,
+      ],
+      [
+        "noise-fgb",
+        { url: "./{region}/noise.fgb" },
+        /noise\.fgb (cannot be read as FlatGeobuf|is not a FlatGeobuf file)/,
+      ],
+      ["cut-shp", { url: "./{region}/cut/parcels.shp" }, /parcels\.shp: the \.shp is truncated at record 30/],
+    ];
+    for (const [dataset, source, message] of cases) {
+      const r = await backfill(dataset, source);
+      expect(r.code, `${dataset}: ${r.out}`).toBe(5);
+      expect(r.out).toMatch(message);
+      expect(r.published).toBe(false);
+    }
+  });
+
+  it("a zip bomb and an entry named ../ are refused before anything is unpacked", async () => {
+    const bomb = await backfill("bomb", { url: "./{region}/bomb.zip", crs: "EPSG:26913" });
+    expect(bomb.code, bomb.out).toBe(5);
+    expect(bomb.out).toMatch(/bomb\.zip: entry parcels\.shp unpacks \d+× .* it looks like a zip bomb; refusing it/);
+    expect(bomb.published).toBe(false);
+    const climb = await backfill("climb", { url: "./{region}/climb.zip", crs: "EPSG:26913" });
+    expect(climb.code, climb.out).toBe(5);
+    expect(climb.out).toMatch(
+      /climb\.zip holds an entry whose name leaves the archive \(invalid relative path: \.\.\/\.\.\/parcels\.shp\); refusing it/,
+    );
+    expect(climb.published).toBe(false);
+    // Nothing was written beside the store or the corpus.
+    expect(existsSync(join(dir, "parcels.shp"))).toBe(false);
+  });
+
+  it("a GeoPackage of several layers needs one named; a layer it lacks is named with the ones it has", async () => {
+    const none = await backfill("nolayer", { url: "./{region}/parcels.gpkg" });
+    expect(none.code).toBe(5);
+    expect(none.out).toMatch(
+      /parcels\.gpkg has 3 layers \(mixed, parcels, points3d\); name one with "layer" in the source/,
+    );
+    const wrong = await backfill("wronglayer", { url: "./{region}/parcels.gpkg", layer: "roads" });
+    expect(wrong.code).toBe(5);
+    expect(wrong.out).toMatch(/has no features layer "roads" \(its layers: mixed, parcels, points3d\); fix "layer"/);
+  });
+
+  it("config mistakes are exit 2 when the config loads, naming the dataset and the key", async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ url: "./x.gpkg", layr: "a" }, /dataset 'c': "source" has an unknown key "layr"/],
+      [{ url: "./x.dat" }, /cannot tell the format of "\.\/x\.dat" from its name; add "format"/],
+      [
+        { url: "./x.gpkg", format: "kml" },
+        /"source\.format" must be one of geojson, geojsonseq, flatgeobuf, shapefile, gpkg, csv, geoparquet/,
+      ],
+      [{ url: "./{county}/x.gpkg" }, /"source\.url" has \{county\}; only \{region\} and \{date\} are filled in/],
+      [
+        { url: "./x.gpkg", key: ["id"], columns: { ID: "parcel_id" } },
+        /"source\.key" names "id", which "columns" does not keep/,
+      ],
+      [{ url: "./x.gpkg", crs: "EPSG:999999" }, /unknown CRS "EPSG:999999"/],
+      [
+        { url: "./x.gpkg", complete: false },
+        /"source\.complete": false merges each file into the previous version by its key: add "key"/,
+      ],
+    ];
+    for (const [source, message] of cases) {
+      const config = join(dir, "bad.config.json");
+      writeFileSync(config, JSON.stringify({ store: "./data", datasets: { c: { source, regions: ["weld"] } } }));
+      const r = await runCliHere([
+        "backfill",
+        "--config",
+        config,
+        "--dataset",
+        "c",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-01-01",
+      ]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    writeFileSync(
+      join(dir, "bad.config.json"),
+      JSON.stringify({ store: "./data", datasets: { c: { source: { url: "./x.gpkg" } } } }),
+    );
+    const r = await runCliHere(["ls", "c", "--config", join(dir, "bad.config.json")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/a source dataset needs "regions"/);
+  });
+});
