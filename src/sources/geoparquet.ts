@@ -46,7 +46,15 @@ export const geoparquetFormat: SourceFormat = {
           `${file.name}: the geometry column ${JSON.stringify(primary)} is ${meta?.encoding ?? "missing"}-encoded; georefresh reads WKB GeoParquet`,
         );
       const hasCrs = "crs" in meta && meta.crs !== undefined;
-      const columns = ranged.columns.filter((c) => c !== primary);
+      // A covering column (the bbox struct) is derived from the geometry: the artifact writes its own.
+      const covering = new Set(
+        Object.values(ranged.geo.columns).flatMap((c) =>
+          Object.values((c as { covering?: { bbox?: Record<string, string[]> } }).covering?.bbox ?? {}).map(
+            (path) => path[0],
+          ),
+        ),
+      );
+      const columns = ranged.columns.filter((c) => c !== primary && !covering.has(c) && !(c in ranged.geo.columns));
       let fields: FileField[] | undefined;
       return {
         crs: hasCrs && meta.crs !== null ? meta.crs : undefined,
