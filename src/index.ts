@@ -47,3 +47,6 @@ export type { ResolvedInput } from "./inputs/identity.js";
 export { InputRefusedError } from "./inputs/address-policy.js";
 export { InputTooLargeError } from "./inputs/input-copy.js";
 export { MemoError } from "./protocol/memo.js";
+export { sourceTask } from "./sources/source-task.js";
+export type { SourceSpec, SourceColumn, SourceFormatName } from "./sources/source-spec.js";
+export type { ColumnSpec, ColumnType } from "./geoparquet/features.js";

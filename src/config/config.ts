@@ -144,7 +144,7 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
         );
       ref = { module: builtins.module, export: builtins.export, key: raw.task as string };
     } else if (raw.module) {
-      ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default" };
+      ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default", inputBase: base };
     } else
       throw new ConfigError(
         `${full}: dataset '${name}' needs "source" (a feed read by config: docs/sources.md), "task" (built in) or "module" (your own: docs/tasks.md)`,

@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from "node:path";
 import { FORMATS } from "../geoparquet/metadata.js";
 import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import { eventsProblems } from "./task.js";
@@ -23,6 +24,8 @@ export interface TaskRef {
    * `source` entry, docs/sources.md), so every thread builds the same task from the same data.
    */
   factoryArgument?: unknown;
+  /** The config file's folder: a task's relative input paths resolve against it, as the store's path does. */
+  inputBase?: string;
 }
 
 export class TaskLoadError extends GeorefreshError {
@@ -49,5 +52,17 @@ export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   };
   const problems = eventsProblems(withEvents);
   if (problems.length) throw new TaskLoadError(`task ${task.name}: ${problems.join("; ")}`);
-  return ref.format ? { ...withEvents, format: ref.format } : withEvents;
+  const based = ref.inputBase === undefined ? withEvents : { ...withEvents, inputs: basedInputs(withEvents, ref.inputBase) };
+  return ref.format ? { ...based, format: ref.format } : based;
+}
+
+/** A relative local path among a task's inputs, resolved against `base`; URLs, `dataset:` and absolute paths as they are. */
+function basedInputs(task: TaskDefinition, base: string): TaskDefinition["inputs"] {
+  return (partition) => {
+    const named = task.inputs(partition);
+    const out: Record<string, string> = {};
+    for (const [name, uri] of Object.entries(named))
+      out[name] = /^[a-z][a-z0-9+.-]*:/i.test(uri) || isAbsolute(uri) ? uri : resolve(base, uri);
+    return out;
+  };
 }
