@@ -31,7 +31,10 @@ function venvPython(): string {
   }
   mkdirSync(join(ROOT, ".bench"), { recursive: true });
   execFileSync("python3", ["-m", "venv", VENV], { stdio: "inherit" });
-  const index = execFileSync("pip", ["config", "get", "global.extra-index-url"]).toString().trim().split(/\s+/)[0] as string;
+  const index = execFileSync("pip", ["config", "get", "global.extra-index-url"])
+    .toString()
+    .trim()
+    .split(/\s+/)[0] as string;
   execFileSync(join(VENV, "bin", "pip"), ["install", "-q", "--index-url", index, "geopandas", "pyarrow", "pyogrio"], {
     stdio: "inherit",
   });
@@ -42,7 +45,8 @@ function venvPython(): string {
 async function writeCsv(path: string, n: number, kind: "point" | "polygon"): Promise<void> {
   const out = createWriteStream(path);
   const zones = ["R1", "R2", "C1", "AG", "MU"];
-  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
+  const write = (s: string) =>
+    out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r()));
   await write("WKT,parcel_id,zoning,value\n");
   let chunk = "";
   for (let i = 0; i < n; i++) {
@@ -65,16 +69,40 @@ async function writeCsv(path: string, n: number, kind: "point" | "polygon"): Pro
 /** The feed in each format, from the CSV, by ogr2ogr. */
 function writeFeeds(dir: string, name: string, csv: string, kind: "point" | "polygon"): Record<string, string> {
   const nlt = kind === "point" ? "POINT" : "POLYGON";
-  const common = ["-a_srs", "EPSG:26913", "-oo", "GEOM_POSSIBLE_NAMES=WKT", "-oo", "KEEP_GEOM_COLUMNS=NO", "-nlt", nlt, "-nln", name];
+  const common = [
+    "-a_srs",
+    "EPSG:26913",
+    "-oo",
+    "GEOM_POSSIBLE_NAMES=WKT",
+    "-oo",
+    "KEEP_GEOM_COLUMNS=NO",
+    "-nlt",
+    nlt,
+    "-nln",
+    name,
+  ];
   const fgb = join(dir, `${name}.fgb`);
   const gpkg = join(dir, `${name}.gpkg`);
   const shpDir = join(dir, `${name}-shp`);
   mkdirSync(shpDir);
   execFileSync("ogr2ogr", ["-f", "FlatGeobuf", fgb, csv, ...common]);
   execFileSync("ogr2ogr", ["-f", "GPKG", gpkg, csv, ...common]);
-  execFileSync("ogr2ogr", ["-f", "ESRI Shapefile", "-lco", "ENCODING=UTF-8", join(shpDir, `${name}.shp`), csv, ...common]);
+  execFileSync("ogr2ogr", [
+    "-f",
+    "ESRI Shapefile",
+    "-lco",
+    "ENCODING=UTF-8",
+    join(shpDir, `${name}.shp`),
+    csv,
+    ...common,
+  ]);
   const zip = join(dir, `${name}.zip`);
-  execFileSync("zip", ["-q", "-j", zip, ...["shp", "shx", "dbf", "prj", "cpg"].map((e) => join(shpDir, `${name}.${e}`))]);
+  execFileSync("zip", [
+    "-q",
+    "-j",
+    zip,
+    ...["shp", "shx", "dbf", "prj", "cpg"].map((e) => join(shpDir, `${name}.${e}`)),
+  ]);
   return { FlatGeobuf: fgb, GeoPackage: gpkg, "zipped Shapefile": zip };
 }
 
@@ -129,10 +157,23 @@ async function main(): Promise<void> {
           }),
         );
         const ours = measure(
-          ["node", CLI, "backfill", "--config", config, "--dataset", name, "--from", "2026-01-01", "--to", "2026-01-31"],
+          [
+            "node",
+            CLI,
+            "backfill",
+            "--config",
+            config,
+            "--dataset",
+            name,
+            "--from",
+            "2026-01-01",
+            "--to",
+            "2026-01-31",
+          ],
           dir,
         );
-        if (!ours.ok || !/1 promoted/.test(ours.output)) throw new Error(`georefresh failed on ${format}: ${ours.output}`);
+        if (!ours.ok || !/1 promoted/.test(ours.output))
+          throw new Error(`georefresh failed on ${format}: ${ours.output}`);
         const theirs = measure([python, join(dir, "gpd.py"), path, join(dir, `${name}-gpd.parquet`)], dir);
         if (!theirs.ok) throw new Error(`GeoPandas failed on ${format}: ${theirs.output}`);
         rows.push(

@@ -52,7 +52,8 @@ export async function loadTask(ref: TaskRef): Promise<TaskDefinition> {
   };
   const problems = eventsProblems(withEvents);
   if (problems.length) throw new TaskLoadError(`task ${task.name}: ${problems.join("; ")}`);
-  const based = ref.inputBase === undefined ? withEvents : { ...withEvents, inputs: basedInputs(withEvents, ref.inputBase) };
+  const based =
+    ref.inputBase === undefined ? withEvents : { ...withEvents, inputs: basedInputs(withEvents, ref.inputBase) };
   return ref.format ? { ...based, format: ref.format } : based;
 }
 
