@@ -1,11 +1,12 @@
 import { Binary, Bool, Field, Float64, Int32, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
 import type { Data, DataType } from "apache-arrow";
-import { vectorFromArray } from "apache-arrow";
 import type { Geometry, GeometryType } from "../geo/geometry.js";
 import { encodeWkb, encodeWkbColumn } from "../geo/wkb.js";
 import { ARROW_TYPE } from "../geoparquet/features.js";
 import type { ColumnType } from "../geoparquet/features.js";
 import type { SourceColumn } from "./source-spec.js";
+import { ColumnBuffer } from "./column-buffer.js";
+import { BadValue, inferType } from "./convert.js";
 import { SourceError } from "./errors.js";
 
 /** A column as the file declares it; no type means the values decide (GeoJSON, and CSV's are text). */
@@ -16,13 +17,17 @@ export interface FileField {
   geometry?: true;
 }
 
-/** A column of the dataset: where it comes from in the file, its name, and its type if fixed. */
+/**
+ * A column of the dataset: where it comes from in the file, its name, and its values: straight into an Arrow
+ * layout when its type is fixed, else held until the batch's values decide it.
+ */
 interface OutColumn {
   from: number;
   source: string;
   name: string;
   type?: ColumnType;
-  values: unknown[];
+  buffer?: ColumnBuffer;
+  values?: unknown[];
 }
 
 export const GEOMETRY = "geometry";
@@ -83,13 +88,10 @@ export class BatchBuilder {
       throw new SourceError(
         `${this.where}: two columns would both be named ${JSON.stringify(chosen.name)}; rename one in "columns"`,
       );
-    const column: OutColumn = {
-      from,
-      source: f.name,
-      name: chosen.name,
-      type: chosen.type ?? f.type,
-      values: new Array<unknown>(this.rows).fill(null),
-    };
+    const type = chosen.type ?? f.type;
+    const column: OutColumn = { from, source: f.name, name: chosen.name, ...(type ? { type } : {}) };
+    this.fresh(column);
+    for (let i = 0; i < this.rows; i++) this.put(column, null, i);
     this.out.push(column);
     this.bySource.set(f.name, column);
     return column;
@@ -104,10 +106,32 @@ export class BatchBuilder {
     return this.out.some((c) => c.from === field);
   }
 
+  private fresh(c: OutColumn): void {
+    if (c.type) c.buffer = new ColumnBuffer(c.type, BATCH_ROWS);
+    else c.values = [];
+  }
+
+  /** One value into its column; a value not of the column's type is an error naming the row and column. */
+  private put(c: OutColumn, v: unknown, row: number): void {
+    if (!c.buffer) {
+      (c.values as unknown[]).push(v);
+      return;
+    }
+    try {
+      c.buffer.push(v);
+    } catch (error) {
+      if (!(error instanceof BadValue)) throw error;
+      throw new SourceError(
+        `${this.where}, row ${this.before + row + 1}, column ${JSON.stringify(c.source)}: ${error.message}; fix the file or the column's "type"`,
+      );
+    }
+  }
+
   /** One row: its geometry and its values by file field index (only kept ones are asked for). */
   add(geometry: Geometry | Uint8Array | null, value: (field: number) => unknown): void {
     this.geometries.push(geometry);
-    for (const c of this.out) c.values.push(value(c.from));
+    const row = this.rows;
+    for (const c of this.out) this.put(c, value(c.from), row);
     this.rows++;
   }
 
@@ -115,13 +139,10 @@ export class BatchBuilder {
   addObject(geometry: Geometry | Uint8Array | null, properties: Record<string, unknown> | null | undefined): void {
     this.geometries.push(geometry);
     const row = this.rows;
-    if (properties)
-      for (const name of Object.keys(properties)) {
-        const column = this.bySource.get(name) ?? (this.seen.has(name) ? undefined : this.addField({ name }, -1));
-        if (column) column.values[row] = properties[name];
-      }
+    for (const name of properties ? Object.keys(properties) : [])
+      if (!this.bySource.has(name) && !this.seen.has(name)) this.addField({ name }, -1);
+    for (const c of this.out) this.put(c, properties ? properties[c.source] : null, row);
     this.rows++;
-    for (const c of this.out) if (c.values.length < this.rows) c.values.push(null);
   }
 
   /** The rows so far as one record batch (undefined when there are none), and a fresh start. */
@@ -131,16 +152,21 @@ export class BatchBuilder {
     const fields: Field[] = [];
     const children: Data[] = [];
     for (const c of this.out) {
-      const inferred = c.type === undefined ? inferType(c.values) : undefined;
-      const type = c.type ?? inferred ?? "string";
-      const values = c.values.map((v, i) =>
-        convert(v, type, () => `${this.where}, row ${firstRow + i + 1}, column ${JSON.stringify(c.source)}`),
-      );
-      const vector = vectorFromArray(values as never[], ARROW_TYPE[type]() as never);
-      const metadata = c.type === undefined ? new Map([[INFERRED, inferred ?? "none"]]) : undefined;
-      fields.push(new Field(c.name, vector.type as DataType, true, metadata));
-      children.push(vector.data[0] as Data);
-      c.values = [];
+      let data: Data;
+      let metadata: Map<string, string> | undefined;
+      if (c.buffer) data = c.buffer.finish();
+      else {
+        // A column of values that decide their type: the batch's widest, which unify.ts widens across batches.
+        const values = c.values as unknown[];
+        const inferred = inferType(values);
+        const buffer = new ColumnBuffer(inferred ?? "string", values.length);
+        values.forEach((v, i) => this.put({ ...c, buffer }, v, i));
+        data = buffer.finish();
+        metadata = new Map([[INFERRED, inferred ?? "none"]]);
+      }
+      fields.push(new Field(c.name, data.type as DataType, true, metadata));
+      children.push(data);
+      this.fresh(c);
     }
     const wkb = this.geometryData();
     fields.push(new Field(GEOMETRY, new Binary(), false));
@@ -182,96 +208,4 @@ export class BatchBuilder {
 
 function emptyOf(type: GeometryType): Geometry {
   return type === "GeometryCollection" ? { type, geometries: [] } : ({ type, coordinates: [] } as Geometry);
-}
-
-const INT32 = 2 ** 31;
-
-/** A column's type from its values, as GDAL infers a GeoJSON field's: Integer, Integer64, Real, or String. */
-export function inferType(values: readonly unknown[]): ColumnType | undefined {
-  let kind: ColumnType | undefined;
-  for (const v of values) {
-    if (v === null || v === undefined) continue;
-    let t: ColumnType;
-    if (typeof v === "boolean") t = "bool";
-    else if (typeof v === "number")
-      t = !Number.isInteger(v)
-        ? "float64"
-        : Math.abs(v) < INT32 || v === -INT32
-          ? "int32"
-          : Number.isSafeInteger(v)
-            ? "int64"
-            : "float64";
-    else if (typeof v === "bigint") t = "int64";
-    else t = "string";
-    kind = kind === undefined ? t : widest(kind, t);
-    if (kind === "string") return kind;
-  }
-  return kind;
-}
-
-const NUMERIC: ColumnType[] = ["int32", "int64", "float64"];
-
-/** The narrowest type that holds both. */
-export function widest(a: ColumnType, b: ColumnType): ColumnType {
-  if (a === b) return a;
-  if (NUMERIC.includes(a) && NUMERIC.includes(b))
-    return NUMERIC[Math.max(NUMERIC.indexOf(a), NUMERIC.indexOf(b))] as ColumnType;
-  return "string";
-}
-
-const TRUE = new Set(["true", "t", "yes", "y", "1"]);
-const FALSE = new Set(["false", "f", "no", "n", "0"]);
-
-/** One value as `type`, or an error naming the row and column. Empty text is null for every type but string. */
-export function convert(v: unknown, type: ColumnType, where: () => string): unknown {
-  if (v === null || v === undefined) return null;
-  const bad = () =>
-    new SourceError(
-      `${where()}: ${JSON.stringify(typeof v === "bigint" ? String(v) : v)} is not ${type === "bool" ? "a boolean" : `a ${type}`}; fix the file or the column's "type"`,
-    );
-  switch (type) {
-    case "string":
-      if (typeof v === "string") return v;
-      if (typeof v === "object") return v instanceof Date ? v.toISOString() : JSON.stringify(v);
-      return String(v);
-    case "float64": {
-      if (typeof v === "number") return v;
-      if (typeof v === "bigint") return Number(v);
-      if (typeof v === "string") {
-        const t = v.trim();
-        if (t === "") return null;
-        const n = Number(t);
-        if (Number.isFinite(n)) return n;
-      }
-      throw bad();
-    }
-    case "int32":
-    case "int64": {
-      let n: number | bigint | undefined;
-      if (typeof v === "number" && Number.isInteger(v)) n = v;
-      else if (typeof v === "bigint") n = v;
-      else if (typeof v === "string") {
-        const t = v.trim();
-        if (t === "") return null;
-        if (/^[+-]?\d+$/.test(t)) n = BigInt(t);
-      }
-      if (n === undefined) throw bad();
-      if (type === "int64") {
-        const b = BigInt(n);
-        if (b < -(2n ** 63n) || b >= 2n ** 63n) throw bad();
-        return b;
-      }
-      const small = Number(n);
-      if (small < -INT32 || small >= INT32) throw bad();
-      return small;
-    }
-    case "bool": {
-      if (typeof v === "boolean") return v;
-      const t = String(v).trim().toLowerCase();
-      if (t === "") return null;
-      if (TRUE.has(t)) return true;
-      if (FALSE.has(t)) return false;
-      throw bad();
-    }
-  }
 }

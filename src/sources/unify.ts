@@ -16,7 +16,9 @@ import type { Data, DataType, Vector } from "apache-arrow";
 import { vectorFromArray } from "apache-arrow";
 import { ARROW_TYPE } from "../geoparquet/features.js";
 import type { ColumnType } from "../geoparquet/features.js";
-import { convert, GEOMETRY, INFERRED, widest } from "./batch-builder.js";
+import { GEOMETRY, INFERRED } from "./batch-builder.js";
+import { BadValue, convert, widest } from "./convert.js";
+import { SourceError } from "./errors.js";
 
 const TYPE_OF: Record<string, ColumnType> = {
   Utf8: "string",
@@ -66,9 +68,7 @@ export function unifyBatches(batches: RecordBatch[], crs: unknown, where: string
       const column = b.getChild(name) as Vector | null;
       if (column && TYPE_OF[String(column.type)] === type) return column.data[0] as Data;
       const values = column
-        ? Array.from({ length: b.numRows }, (_, i) =>
-            convert(column.get(i) as unknown, type, () => `${where}, column ${JSON.stringify(name)}`),
-          )
+        ? Array.from({ length: b.numRows }, (_, i) => cast(column.get(i) as unknown, type, where, name))
         : new Array<null>(b.numRows).fill(null);
       return vectorFromArray(values as never[], ARROW_TYPE[type]() as never).data[0] as Data;
     });
@@ -76,4 +76,14 @@ export function unifyBatches(batches: RecordBatch[], crs: unknown, where: string
     return new RecordBatch(schema, makeData({ type: new Struct(fields), length: b.numRows, children }));
   });
   return new Table(schema, out);
+}
+
+function cast(v: unknown, type: ColumnType, where: string, name: string): unknown {
+  try {
+    return convert(v, type);
+  } catch (error) {
+    if (error instanceof BadValue)
+      throw new SourceError(`${where}, column ${JSON.stringify(name)}: ${error.message}; give the column a "type"`);
+    throw error;
+  }
 }
