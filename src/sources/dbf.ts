@@ -1,4 +1,4 @@
-import type { TextDecoder } from "node:util";
+import type { FieldText } from "./text-decode.js";
 import type { ColumnType } from "../geoparquet/features.js";
 import type { FileField } from "./batch-builder.js";
 
@@ -74,13 +74,13 @@ function typeOf(letter: string, width: number, decimals: number): ColumnType {
 }
 
 /** The field descriptors after the prelude (32 bytes each, until 0x0D). */
-export function dbfFields(header: Uint8Array, decoder: TextDecoder): DbfField[] {
+export function dbfFields(header: Uint8Array, text: FieldText): DbfField[] {
+  const bytes = Buffer.from(header.buffer, header.byteOffset, header.byteLength);
   const fields: DbfField[] = [];
   let offset = 1; // the deletion flag
   for (let at = 32; at + 32 <= header.length && header[at] !== 0x0d; at += 32) {
-    const raw = header.subarray(at, at + 11);
-    const end = raw.indexOf(0);
-    const name = decoder.decode(end < 0 ? raw : raw.subarray(0, end)).trim();
+    const nul = bytes.indexOf(0, at);
+    const name = text(bytes, at, nul < 0 || nul > at + 11 ? at + 11 : nul).trim();
     const letter = String.fromCharCode(header[at + 11] as number).toUpperCase();
     const width = header[at + 16] as number;
     const decimals = header[at + 17] as number;
@@ -90,38 +90,64 @@ export function dbfFields(header: Uint8Array, decoder: TextDecoder): DbfField[] 
   return fields;
 }
 
-const ascii = new globalThis.TextDecoder("latin1");
+/** A field's bytes without the spaces (and NULs) that pad them. */
+function trimmed(record: Buffer, f: DbfField): [number, number] {
+  let start = f.offset;
+  let end = f.offset + f.width;
+  while (end > start && (record[end - 1] === 0x20 || record[end - 1] === 0)) end--;
+  while (start < end && record[start] === 0x20) start++;
+  return [start, end];
+}
+
+/** An integer field's digits, read from the bytes (no string): undefined when they are not plain digits. */
+function smallInteger(record: Buffer, start: number, end: number): number | undefined {
+  let sign = 1;
+  if (record[start] === 0x2d || record[start] === 0x2b) {
+    if (record[start] === 0x2d) sign = -1;
+    start++;
+  }
+  if (start === end || end - start > 15) return undefined;
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const d = (record[i] as number) - 0x30;
+    if (d < 0 || d > 9) return undefined;
+    n = n * 10 + d;
+  }
+  return sign * n;
+}
 
 /** One field's value of a record, or null when it is blank (or, for numbers, asterisks: an overflow). */
-export function dbfValue(record: Uint8Array, f: DbfField, decoder: TextDecoder): unknown {
-  const raw = record.subarray(f.offset, f.offset + f.width);
+export function dbfValue(record: Buffer, f: DbfField, text: FieldText): unknown {
   switch (f.letter) {
     case "C": {
-      let end = raw.length;
-      while (end > 0 && (raw[end - 1] === 0x20 || raw[end - 1] === 0)) end--;
-      return end === 0 ? null : decoder.decode(raw.subarray(0, end));
+      let end = f.offset + f.width;
+      while (end > f.offset && (record[end - 1] === 0x20 || record[end - 1] === 0)) end--;
+      return end === f.offset ? null : text(record, f.offset, end);
     }
     case "N":
     case "F": {
-      const t = ascii.decode(raw).trim();
-      if (t === "" || /^\*+$/.test(t)) return null;
-      return f.type === "float64" ? Number(t) : t; // integers as text: exact up to 64 bits
+      const [start, end] = trimmed(record, f);
+      if (start === end || record[start] === 0x2a) return null;
+      if (f.type === "int32") return smallInteger(record, start, end) ?? record.toString("latin1", start, end);
+      const t = record.toString("latin1", start, end);
+      return f.type === "float64" ? Number(t) : t; // int64 as text: exact up to 64 bits
     }
     case "I":
-      return new DataView(raw.buffer, raw.byteOffset, 4).getInt32(0, true);
+      return record.readInt32LE(f.offset);
     case "O":
-      return new DataView(raw.buffer, raw.byteOffset, 8).getFloat64(0, true);
+      return record.readDoubleLE(f.offset);
     case "L": {
-      const c = ascii.decode(raw).trim().toUpperCase();
-      return "TY".includes(c) && c ? true : "FN".includes(c) && c ? false : null;
+      const c = String.fromCharCode(record[f.offset] as number).toUpperCase();
+      return c === "T" || c === "Y" ? true : c === "F" || c === "N" ? false : null;
     }
     case "D": {
-      const t = ascii.decode(raw).trim();
+      const [start, end] = trimmed(record, f);
+      const t = record.toString("latin1", start, end);
       return /^\d{8}$/.test(t) && t !== "00000000" ? `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}` : null;
     }
     default: {
-      const t = decoder.decode(raw).trim();
-      return t === "" ? null : t;
+      const [start, end] = trimmed(record, f);
+      return start === end ? null : text(record, start, end);
     }
   }
 }

@@ -1,13 +1,13 @@
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { BatchBuilder } from "./batch-builder.js";
+import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
 import { ByteReader } from "./byte-reader.js";
 import { dbfFields, dbfPrelude, dbfValue, LDID_ENCODINGS } from "./dbf.js";
 import { SourceError } from "./errors.js";
-import { layerType, shpGeometry } from "./shp-geometry.js";
+import { layerType, shpGeometry, shpPointWkb } from "./shp-geometry.js";
 import type { OpenedSource, ReadOptions, SourceFile, SourceFormat } from "./source-format.js";
-import { decoderFor } from "./text-decode.js";
+import { fieldText } from "./text-decode.js";
 import { openZip } from "./zip.js";
 import type { ZipArchive } from "./zip.js";
 
@@ -133,9 +133,13 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
     const full = new Uint8Array(p.headerBytes);
     full.set(prelude);
     full.set(rest, 32);
-    const decoder = decoderFor(encodingOf(parts, options, p.ldid), where);
-    const fields = dbfFields(full, decoder);
+    const text = fieldText(encodingOf(parts, options, p.ldid), where);
+    const fields = dbfFields(full, text);
     const builder = new BatchBuilder(fields, options.columns, where, layerType(shapeType));
+    const points = shapeType === 1 || shapeType === 11 || shapeType === 21;
+    // A batch's point WKB, back to back; the builder copies them out when it flushes, so the slab is reused.
+    const slab = new Uint8Array(points ? BATCH_ROWS * 29 : 0);
+    let slabAt = 0;
     return {
       crs: parts.prj?.trim() ? parts.prj : undefined,
       crsFrom: parts.prj?.trim() ? "its .prj" : "it has no .prj",
@@ -148,7 +152,8 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
           const content = await shp.read(length);
           if (content.length < length || length < 4)
             throw new SourceError(`${where}: the .shp is truncated at record ${record}`);
-          const row = await dbf.read(p.recordBytes);
+          const bytes = await dbf.read(p.recordBytes);
+          const row = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
           if (row.length < p.recordBytes || row[0] === 0x1a)
             throw new SourceError(
               `${where}: the .dbf has fewer records than the .shp (${record - 1}); the Shapefile is damaged`,
@@ -156,12 +161,16 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
           if (row[0] === 0x2a) continue; // deleted in the .dbf: GDAL skips it too
           let geometry;
           try {
-            geometry = shpGeometry(content);
+            geometry = points ? shpPointWkb(content, slab, slabAt) : shpGeometry(content);
+            if (geometry instanceof Uint8Array) slabAt += geometry.length;
           } catch (error) {
             throw new SourceError(`${where}, record ${record}: ${(error as Error).message}; the Shapefile is damaged`);
           }
-          builder.add(geometry, (i) => dbfValue(row, fields[i] as (typeof fields)[number], decoder));
-          if (builder.full) yield builder.flush() as never;
+          builder.add(geometry, (i) => dbfValue(row, fields[i] as (typeof fields)[number], text));
+          if (builder.full) {
+            yield builder.flush() as never;
+            slabAt = 0;
+          }
         }
         const last = builder.flush();
         if (last) yield last;

@@ -133,3 +133,24 @@ function polygons(rings: Position[][]): Geometry {
   }
   return { type: "MultiPolygon", coordinates: shells.map((s) => [s.ring, ...s.holes]) };
 }
+
+/**
+ * A point record straight to ISO WKB in `slab` at `at` (no geometry object, no buffer per row: a point layer is often
+ * the largest); the WKB's bytes, or null for a null shape.
+ */
+export function shpPointWkb(bytes: Uint8Array, slab: Uint8Array, at: number): Uint8Array | null {
+  const type =
+    (bytes[0] as number) | ((bytes[1] as number) << 8) | ((bytes[2] as number) << 16) | ((bytes[3] as number) << 24);
+  if (type === 0) return null;
+  if (type !== 1 && type !== 11 && type !== 21) throw new RangeError(`shape type ${type} in a point layer`);
+  const z = type === 11;
+  if (bytes.length < (z ? 28 : 20)) throw new RangeError("record shorter than its point");
+  slab[at] = 1;
+  slab[at + 1] = z ? 0xe9 : 1; // 1001 = 0x03e9, little-endian
+  slab[at + 2] = z ? 0x03 : 0;
+  slab[at + 3] = 0;
+  slab[at + 4] = 0;
+  slab.set(bytes.subarray(4, 20), at + 5);
+  if (z) slab.set(bytes.subarray(20, 28), at + 21);
+  return slab.subarray(at, at + (z ? 29 : 21));
+}

@@ -27,3 +27,16 @@ export function decodingStream(decoder: TextDecoder): Transform {
     },
   });
 }
+
+/** Bytes → text, for fixed-width fields: Node's own UTF-8 and Latin-1, else a TextDecoder for the code page. */
+export type FieldText = (bytes: Buffer, start: number, end: number) => string;
+
+export function fieldText(encoding: string, where: string): FieldText {
+  const name = encoding.trim().toLowerCase();
+  if (name === "utf-8" || name === "utf8") return (b, s, e) => b.toString("utf8", s, e);
+  // True ISO-8859-1, as GDAL's iconv reads it (WHATWG's "iso-8859-1" label means windows-1252).
+  if (["iso-8859-1", "iso8859-1", "latin1", "88591", "8859_1", "iso_8859_1"].includes(name))
+    return (b, s, e) => b.toString("latin1", s, e);
+  const decoder = decoderFor(encoding, where);
+  return (b, s, e) => decoder.decode(b.subarray(s, e));
+}
