@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { knownCrs } from "../geo/crs.js";
 import type { GeometryType } from "../geo/geometry.js";
 import type { ColumnType } from "../geoparquet/features.js";
-import { BatchBuilder } from "./batch-builder.js";
+import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
 import type { FileField } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import type { SourceFormat } from "./source-format.js";
@@ -103,17 +103,27 @@ export const gpkgFormat: SourceFormat = {
             throw new SourceError(
               `${file.name}: column ${JSON.stringify(columns[bad]?.name)} is a BLOB, which a source cannot keep; leave it out with "columns"`,
             );
-          const select = [...columns.map((c) => quote(c.name)), quote(gc.column_name)].join(", ");
-          const rows = db.prepare(`SELECT ${select} FROM ${quote(layer)} ORDER BY rowid`).raw(true);
+          const select = [...columns.map((c) => quote(c.name)), quote(gc.column_name), "rowid"].join(", ");
+          // A page of rows per call (keyset on rowid, which a GeoPackage's fid is): one crossing into SQLite per
+          // batch, where iterating costs one per row.
+          const page = db
+            .prepare(`SELECT ${select} FROM ${quote(layer)} WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH_ROWS}`)
+            .raw(true);
           let row = 0;
-          for (const values of rows.iterate() as Iterable<unknown[]>) {
-            row++;
-            const blob = values[columns.length] as Uint8Array | null;
-            builder.add(
-              blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, row ${row}`),
-              (i) => values[i],
-            );
-            if (builder.full) yield builder.flush() as never;
+          let after: number | bigint = -(2 ** 53);
+          for (;;) {
+            const rows = page.all(after) as unknown[][];
+            if (rows.length === 0) break;
+            for (const values of rows) {
+              row++;
+              const blob = values[columns.length] as Uint8Array | null;
+              builder.add(
+                blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, row ${row}`),
+                (i) => values[i],
+              );
+              if (builder.full) yield builder.flush() as never;
+            }
+            after = (rows[rows.length - 1] as unknown[])[columns.length + 1] as number;
           }
           const last = builder.flush();
           if (last) yield last;
