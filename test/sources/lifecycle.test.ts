@@ -3,7 +3,10 @@
  * in the dry run and promotes only its region; its artifacts can be a source in turn (GeoParquet, with the CRS in
  * its PROJJSON); and it runs on worker threads, which build the same task from the config's plain value.
  */
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +22,7 @@ describe("a dataset from config alone", () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-source-life-"));
     writeFixtures(dir);
     mkdirSync(join(dir, "feeds"));
+    mkdirSync(join(dir, "remote"));
     for (const region of ["weld", "larimer"])
       copyFileSync(join(dir, "parcels-base.geojson"), join(dir, "feeds", `${region}.geojson`));
     writeFileSync(
@@ -121,4 +125,60 @@ describe("a dataset from config alone", () => {
       expect(Math.abs((p[1] as number) - ((b[i] as number[])[1] as number))).toBeLessThan(1e-9);
     });
   });
+
+  it("a remote feed is downloaded once per run, however many partitions and worker processes read it", async () => {
+    // A zipped Shapefile, served over HTTP with a strong ETag; three months of one region read the same file.
+    execFileSync("ogr2ogr", [
+      "-f",
+      "ESRI Shapefile",
+      "-t_srs",
+      "EPSG:26913",
+      join(dir, "remote", "parcels.shp"),
+      join(dir, "parcels-base.geojson"),
+    ]);
+    execFileSync("zip", [
+      "-q",
+      "-j",
+      join(dir, "remote.zip"),
+      ...["shp", "shx", "dbf", "prj"].map((e) => join(dir, "remote", `parcels.${e}`)),
+    ]);
+    const body = readFileSync(join(dir, "remote.zip"));
+    const gets: string[] = [];
+    const server = createServer((req, res) => {
+      if (req.method === "GET") gets.push(req.url ?? "");
+      res.writeHead(200, { ETag: '"feed-v1"', "Content-Length": body.length, "Content-Type": "application/zip" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/feeds/{region}/parcels.zip`;
+      const remote = join(dir, "remote.config.json");
+      writeFileSync(
+        remote,
+        JSON.stringify({
+          store: "./data",
+          datasets: { remote: { source: { url }, regions: ["weld"], cadence: "monthly" } },
+        }),
+      );
+      const r = await runCliHere([
+        "backfill",
+        "--config",
+        remote,
+        "--dataset",
+        "remote",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-03-31",
+        "--workers",
+        "2",
+        "--worker-processes",
+      ]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/remote: 3 partitions: 3 promoted/);
+      expect(gets).toEqual(["/feeds/weld/parcels.zip"]);
+    } finally {
+      server.close();
+    }
+  }, 120_000);
 });
