@@ -110,7 +110,7 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
   5: {
     short: "run/backfill: a partition failed (nothing half-done is visible)",
-    long: "`run`/`backfill`: a partition failed (task error, missing artifact, non-deterministic output, an input refused: a link-local or metadata address, a redirect into another host's private network, an HTTP answer that is not the whole file, an input over `GEOREFRESH_MAX_INPUT_BYTES`, …)",
+    long: "`run`/`backfill`: a partition failed (task error, missing artifact, non-deterministic output, an input refused: a link-local or metadata address, a redirect into another host's private network, an HTTP answer that is not the whole file, an input over `GEOREFRESH_MAX_INPUT_BYTES`; a source file with no CRS, a CRS the config contradicts, a corrupt file, a zip bomb or an entry leaving its archive, …)",
   },
   75: {
     short: "unreachable store or input, or a partition blocked on an upstream dataset: run again later",
