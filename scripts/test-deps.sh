@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses besides npm's: PROJ through pyproj, the independent judge of the PROJJSON
 # we write, and PROJ's projjson.schema.json (proj-data), which validate checks crs against; chromium, the real browser the report is rendered in (playwright-core drives it; no browser is
-# downloaded); GDAL (gdal-bin, python3-gdal), which judges the GeoPackages the sink writes. (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
+# downloaded); GDAL (gdal-bin, python3-gdal), which judges the GeoPackages the sink writes and writes and judges the source readers' corpus; zip, for zipped Shapefile feeds. (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
 # to install.
 set -euo pipefail
 missing=()
@@ -9,7 +9,8 @@ missing=()
 [ -f /usr/share/proj/projjson.schema.json ] || missing+=(proj-data) # validate checks crs against PROJ's schema
 [ -x "${GEOREFRESH_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v ogrinfo >/dev/null || missing+=(gdal-bin) # judges the GeoPackage sink: ogrinfo, ogr2ogr
-/usr/bin/python3 -c "import osgeo_utils.samples.validate_gpkg" 2>/dev/null || missing+=(python3-gdal) # validate_gpkg.py
+/usr/bin/python3 -c "import osgeo_utils.samples.validate_gpkg" 2>/dev/null || missing+=(python3-gdal) # validate_gpkg.py; OGR judges the source readers
+command -v zip >/dev/null || missing+=(zip) # zipped Shapefile feeds in the source tests
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then
   echo "test-deps: missing ${missing[*]}; as root run: apt-get install --no-install-recommends ${missing[*]}" >&2
