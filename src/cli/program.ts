@@ -17,7 +17,12 @@ export async function runCommandLine(args: readonly string[]): Promise<number> {
     .version(pkg.version)
     .showHelpAfterError()
     .exitOverride()
-    .addHelpText("after", exitCodesHelp());
+    .addHelpText(
+      "after",
+      "\nDatasets are named in georefresh.config.json: a feed file per region read by config alone (\"source\":\n" +
+        "docs/sources.md), or your own task module (\"module\": docs/tasks.md).\n" +
+        exitCodesHelp(),
+    );
   const first = args.find((a) => !a.startsWith("-"));
   const named = first === "help" ? args[args.indexOf("help") + 1] : first;
   const isCommand = (name: string | undefined): name is CommandName =>

@@ -3,6 +3,7 @@ import type { RecordBatch } from "apache-arrow";
 import { redact } from "../store/secrets.js";
 import { defineTask } from "../task/task.js";
 import type { TaskContext, TaskDefinition } from "../task/task.js";
+import { SourceError } from "./errors.js";
 import { loadFormat } from "./formats.js";
 import { sourceCrs } from "./source-crs.js";
 import type { SourceFile } from "./source-format.js";
@@ -68,7 +69,14 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
         const batches: RecordBatch[] = [];
         for await (const batch of opened.batches()) batches.push(batch);
         const { definition } = sourceCrs(opened, spec.crs, name);
-        return unifyBatches(batches, definition, name);
+        const table = unifyBatches(batches, definition, name);
+        const names = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry");
+        const missing = (spec.key ?? []).filter((k) => !names.includes(k));
+        if (missing.length)
+          throw new SourceError(
+            `${name} has no column ${missing.map((k) => JSON.stringify(k)).join(", ")} for the source's "key" (its columns: ${names.join(", ")}); "key" names the dataset's columns, after "columns" renames them`,
+          );
+        return table;
       } finally {
         await opened.close();
       }

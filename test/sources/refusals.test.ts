@@ -137,7 +137,7 @@ describe("a source file that cannot become rows fails its partition and publishe
     expect(existsSync(join(dir, "parcels.shp"))).toBe(false);
   });
 
-  it("a GeoPackage of several layers needs one named; a layer it lacks is named with the ones it has", async () => {
+  it("a GeoPackage of several layers needs one named, a layer it lacks is named with the ones it has, and so is a key", async () => {
     const none = await backfill("nolayer", { url: "./{region}/parcels.gpkg" });
     expect(none.code).toBe(5);
     expect(none.out).toMatch(
@@ -146,6 +146,12 @@ describe("a source file that cannot become rows fails its partition and publishe
     const wrong = await backfill("wronglayer", { url: "./{region}/parcels.gpkg", layer: "roads" });
     expect(wrong.code).toBe(5);
     expect(wrong.out).toMatch(/has no features layer "roads" \(its layers: mixed, parcels, points3d\); fix "layer"/);
+    const key = await backfill("wrongkey", { url: "./{region}/parcels.zip", key: "PARCEL_ID" });
+    expect(key.code).toBe(5);
+    expect(key.out).toMatch(
+      /has no column "PARCEL_ID" for the source's "key" \(its columns: parcel_id, zoning, acres, units, owner\)/,
+    );
+    expect(key.published).toBe(false);
   });
 
   it("config mistakes are exit 2 when the config loads, naming the dataset and the key", async () => {
