@@ -13,13 +13,10 @@ export const RUNNERS: Record<RunnerName, RunnerFactory> = {
 
 /**
  * The runner the job names, or inline when the job cannot leave this thread: a task with no TaskRef (a library
- * caller's definition), a store only this process can open (memory://), or no workers. A plan of one partition runs
- * inline on threads too: one worker thread would leave the other cores idle, where inline validates and encodes
- * on all of them (processes, asked for to isolate a crashing task, stay processes).
+ * caller's definition), a store only this process can open (memory://), or no workers.
  */
 export function runnerFor(ctx: RunnerContext): PartitionRunner {
   const { job } = ctx;
   const portable = job.task !== undefined && sharedAcrossProcesses(job.store) && job.run.workers > 0;
-  const worthAPool = job.run.runner !== "threads" || ctx.total > 1;
-  return RUNNERS[portable && worthAPool ? job.run.runner : "inline"](ctx);
+  return RUNNERS[portable ? job.run.runner : "inline"](ctx);
 }
