@@ -19,8 +19,8 @@ export async function runCommandLine(args: readonly string[]): Promise<number> {
     .exitOverride()
     .addHelpText(
       "after",
-      "\nDatasets are named in georefresh.config.json: a feed file per region read by config alone (\"source\":\n" +
-        "docs/sources.md), or your own task module (\"module\": docs/tasks.md).\n" +
+      '\nDatasets are named in georefresh.config.json: a feed file per region read by config alone ("source":\n' +
+        'docs/sources.md), or your own task module ("module": docs/tasks.md).\n' +
         exitCodesHelp(),
     );
   const first = args.find((a) => !a.startsWith("-"));
