@@ -15,7 +15,7 @@ export interface CommonOptions {
   json?: boolean;
 }
 
-export const CONFIG_HELP = "config file (default ./georefresh.config.json)";
+export const CONFIG_HELP = "config file";
 
 export class UsageError extends GeorefreshError {
   override readonly code: ErrorCode = "Usage";

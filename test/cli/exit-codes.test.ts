@@ -22,6 +22,13 @@ describe("one exit-code table", () => {
     expect(help.stdout).toContain(exitCodesHelp());
     const run = await runCli(["run", "--help"]);
     expect(run.stdout).toContain(exitCodesHelp());
+    // --config's default is said once, by commander (issue 27 item 8).
+    expect(run.stdout.match(/georefresh\.config\.json/g)).toHaveLength(1);
+    expect(run.stdout).toMatch(/--config <path>\s+config file \(default:\s+"georefresh\.config\.json"\)/);
+    // Where datasets come from, on the first screen of help.
+    expect(help.stdout).toMatch(
+      /"source":\s+docs\/sources\.md\), or your own task module \("module": docs\/tasks\.md\)/,
+    );
   });
 
   it("errors map by their code, through the table", () => {

@@ -61,9 +61,13 @@ describe("urls, read and show over views", () => {
     const features = rows.stdout
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l) as { properties: { side: string } });
+      .map((l) => JSON.parse(l) as { properties: { side: string; region: string; date: string } });
     expect(features).toHaveLength(24); // 12 north squares on each of the two dates
     expect(features.every((f) => f.properties.side === "north")).toBe(true);
+    // Rows of many partitions say which one they came from (issue 27 item 3).
+    const from = features.map((f) => `${f.properties.region} ${f.properties.date}`);
+    expect(from.filter((x) => x === "north 2026-01-01")).toHaveLength(12);
+    expect(from.filter((x) => x === "north 2026-01-02")).toHaveLength(12);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bbox "1,2,3": give four numbers minx,miny,maxx,maxy/);
     expect(early.code).toBe(1);

@@ -226,26 +226,30 @@ export function registerAnalyst(program: Command): void {
           "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
         );
       let payload: Uint8Array | string = "";
-      const tables: Table[] = [];
+      const tables: { table: Table; from?: { region: string; date: string } }[] = [];
       if (!many && !opts.snapshot && !opts.asOf) {
         // One partition of the current view: straight through its manifest, whose own errors then speak.
         const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
         if (format === "parquet") payload = bytes;
         else
-          tables.push(
-            (await (await import("../../geoparquet/read.js")).readGeoParquet(bytes, ds.store.locate(entry.artifact)))
-              .table,
-          );
+          tables.push({
+            table: (
+              await (await import("../../geoparquet/read.js")).readGeoParquet(bytes, ds.store.locate(entry.artifact))
+            ).table,
+          });
       } else {
         const view = await viewOf(ds, opts);
         const parts = many
           ? view.select({ ...sel, region: opts.region, latest: Boolean(opts.latest) })
           : [view.find(opts.region as string, which(opts))];
         if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
-        else for (const p of parts) tables.push(await view.read(p));
+        // Rows of many partitions say which partition they came from.
+        else for (const p of parts) tables.push({ table: await view.read(p), ...(many ? { from: p } : {}) });
       }
       if (format !== "parquet") {
-        const features = tables.flatMap(featuresOf);
+        const features = tables.flatMap(({ table, from }) =>
+          featuresOf(table, from && { region: from.region, date: from.date }),
+        );
         payload =
           format === "ndjson"
             ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "")
@@ -258,11 +262,18 @@ export function registerAnalyst(program: Command): void {
   );
 }
 
-export function featuresOf(table: Table): unknown[] {
+/**
+ * A table's rows as GeoJSON features; with `partition`, each also says its region and logical date (`region`,
+ * `date`), unless the rows carry columns of those names, whose values then stay.
+ */
+export function featuresOf(table: Table, partition?: { region: string; date: string }): unknown[] {
   const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
   return Array.from({ length: table.numRows }, (_, i) => ({
     type: "Feature",
-    properties: Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
+    properties: {
+      ...(partition ?? {}),
+      ...Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
+    },
     geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
   }));
 }
