@@ -30,11 +30,14 @@ export function progressBar(
  * Progress on stderr: a live bar on a terminal, one line per partition otherwise (CI logs, array jobs). Quiet
  * for a single partition unless something went wrong. The wall clock here is only ever shown, never stored.
  */
-export function progressReporter(json: boolean): {
+export function progressReporter(
+  json: boolean,
+  quiet = false,
+): {
   onResult: (r: RefreshResult, done: number, total: number) => void;
   end: () => void;
 } {
-  const tty = process.stderr.isTTY && !json;
+  const tty = process.stderr.isTTY && !json && !quiet;
   const counts: Partial<Record<Outcome, number>> = {};
   const started = Date.now();
   let open = false; // a bar is on screen without its newline
@@ -48,7 +51,7 @@ export function progressReporter(json: boolean): {
         err(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
         open = done !== total;
         if (!open) err("\n");
-      } else if (!json && (total > 1 || bad)) {
+      } else if (!json && ((total > 1 && !quiet) || bad)) {
         err(
           `${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`,
         );

@@ -13,6 +13,7 @@ import type { BackfillSummary } from "../../orchestrate/backfill.js";
 import { OUTCOMES } from "../../protocol/refresh.js";
 import type { Outcome, RefreshResult } from "../../protocol/refresh.js";
 import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "../context.js";
+import { isCalendarDate } from "../../calendar/calendar.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT, EXIT_CODE, exitCodesHelp, storeExit, worstExit } from "../exit-codes.js";
 import { err, out, printJson, reportError } from "../output.js";
@@ -33,6 +34,8 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions, PartitionFlag
   /** Commander sets false for --no-snapshot. */
   snapshot?: boolean;
   dryRun?: boolean;
+  /** Print nothing on success: no outcome line, no summary (errors still go to stderr). */
+  quiet?: boolean;
 }
 
 const OUTCOME_HELP = `
@@ -142,7 +145,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
     if (opts.listShards !== undefined) return await listShards(opts, task);
     const shard = shardOf(opts);
     const store = await loadStore(config.store);
-    const progress = progressReporter(json);
+    const progress = progressReporter(json, Boolean(cli.quiet));
     try {
       if (opts.dryRun) {
         const planned = await planBackfill({
@@ -195,7 +198,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
       // The manifest entries results carry for the backfill's own use are not part of the report.
       if (json)
         printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
-      else if (!single || code !== EXIT.ok) {
+      else if ((!single && !(opts.quiet && code === EXIT.ok)) || code !== EXIT.ok) {
         const tally = Object.entries(summary.counts)
           .filter(([, v]) => v > 0)
           .map(([k, v]) => `${v} ${k}`)
@@ -212,6 +215,12 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
           `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${snap}${interrupted}\n`,
         );
       }
+      // `run` says what became of its partition in one line, with or without a terminal (issue 27 item 7).
+      const only = single && !json && !opts.quiet && code === EXIT.ok ? summary.results[0] : undefined;
+      if (only)
+        out(
+          `${only.partition.dataset} ${only.partition.region} ${only.partition.date}: ${only.outcome}: ${only.message}\n`,
+        );
       if (!json && summary.snapshot && "skipped" in summary.snapshot && finishedAll(summary))
         err(`georefresh: no snapshot committed: ${summary.snapshot.skipped}\n`);
       process.exitCode = code;
@@ -272,6 +281,7 @@ export function registerRun(program: Command): void {
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
+    .option("--quiet", "print nothing on success (errors still go to stderr)")
     .addHelpText(
       "after",
       `${OUTCOME_HELP}\n\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
@@ -289,6 +299,7 @@ export function registerRun(program: Command): void {
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
+    .option("--quiet", "print nothing on success (errors still go to stderr)")
     .addHelpText("after", OUTCOME_HELP)
     .action(
       (
@@ -299,11 +310,20 @@ export function registerRun(program: Command): void {
             date: string;
             dryRun?: boolean;
           },
-      ) =>
-        runBackfill(
+      ) => {
+        // The window is this one date: a bad one is --date's mistake, not the window's (issue 27 item 8).
+        if (!isCalendarDate(opts.date)) {
+          process.exitCode = reportError(
+            new UsageError(`--date ${opts.date} is not a calendar date YYYY-MM-DD`),
+            Boolean(opts.json),
+          );
+          return;
+        }
+        return runBackfill(
           { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
           true,
-        ),
+        );
+      },
     );
 }
 

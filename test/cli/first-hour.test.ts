@@ -1,0 +1,89 @@
+/** What a new user sees from `run` and `backfill` without a terminal (issue 27 items 7 and 8). */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliHere as runCli } from "../helpers/cli.js";
+
+describe("run and backfill say what they did in one line, and nothing with --quiet", () => {
+  let store: string;
+  beforeAll(() => {
+    store = mkdtempSync(join(tmpdir(), "georefresh-first-hour-"));
+  });
+  afterAll(() => rmSync(store, { recursive: true, force: true }));
+
+  it("run prints its partition's outcome on stdout without a terminal; --quiet prints nothing", async () => {
+    const first = await runCli([
+      "run",
+      "--dataset",
+      "us-counties",
+      "--region",
+      "RI",
+      "--date",
+      "2026-01-01",
+      "--store",
+      store,
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(
+      /^us-counties RI 2026-01-01: promoted: published artifacts\/us-counties\/region=RI\/date=2026-01-01\/[0-9a-f]{16}\.parquet \(5 rows\)\n$/,
+    );
+    const again = await runCli([
+      "run",
+      "--dataset",
+      "us-counties",
+      "--region",
+      "RI",
+      "--date",
+      "2026-01-01",
+      "--store",
+      store,
+    ]);
+    expect(again.stdout).toMatch(/^us-counties RI 2026-01-01: unchanged: /);
+    const quiet = await runCli([
+      "run",
+      "--dataset",
+      "us-counties",
+      "--region",
+      "RI",
+      "--date",
+      "2026-01-01",
+      "--store",
+      store,
+      "--quiet",
+    ]);
+    expect([quiet.code, quiet.stdout, quiet.stderr]).toEqual([0, "", ""]);
+    const backfill = await runCli([
+      "backfill",
+      "--dataset",
+      "us-counties",
+      "--regions",
+      "RI",
+      "--from",
+      "2026-01-01",
+      "--to",
+      "2026-02-28",
+      "--store",
+      store,
+      "--quiet",
+    ]);
+    expect([backfill.code, backfill.stdout, backfill.stderr]).toEqual([0, "", ""]);
+  }, 60_000);
+
+  it("a bad --date is --date's mistake, not --from's", async () => {
+    const r = await runCli([
+      "run",
+      "--dataset",
+      "us-counties",
+      "--region",
+      "RI",
+      "--date",
+      "2026-02-30",
+      "--store",
+      store,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--date 2026-02-30 is not a calendar date YYYY-MM-DD/);
+    expect(r.stderr).not.toMatch(/--from/);
+  });
+});
