@@ -68,6 +68,10 @@ describe("run and backfill say what they did in one line, and nothing with --qui
       "--quiet",
     ]);
     expect([backfill.code, backfill.stdout, backfill.stderr]).toEqual([0, "", ""]);
+    // ls names its columns.
+    const ls = await runCli(["ls", "us-counties", "--store", store]);
+    expect(ls.stdout.split("\n")[0]).toBe("region\tdate\tstatus\trows\tkey\tpromoted_at");
+    expect(ls.stdout.split("\n")[1]).toMatch(/^RI\t2026-01-01\tcurrent\t5\t[0-9a-f]{16}\t2026-/);
   }, 60_000);
 
   it("a bad --date is --date's mistake, not --from's", async () => {

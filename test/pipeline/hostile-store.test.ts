@@ -97,7 +97,7 @@ describe("a store damaged by hand", () => {
     try {
       const ls = await cli(["ls", "pts"]);
       expect(ls.code).toBe(1);
-      expect(ls.stdout.trim().split("\n")).toHaveLength(3);
+      expect(ls.stdout.trim().split("\n")).toHaveLength(4); // the header and 3 partitions
       expect(ls.stderr).toMatch(/skipped manifests\/pts\/region=north\/date=2026-01-01.json: .* is not JSON/);
       const urls = await cli(["urls", "pts", "--json"]);
       expect(urls.code).toBe(1);

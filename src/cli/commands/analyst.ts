@@ -143,9 +143,12 @@ export function registerAnalyst(program: Command): void {
         changes: p.manifest.current?.changes?.counts ?? null,
       }));
       if (opts.json) printJson(rows);
-      else
+      else {
+        // A header, so that 29 reads as rows (issue 27 item 8); --json is the form for scripts.
+        if (rows.length) out("region\tdate\tstatus\trows\tkey\tpromoted_at\n");
         for (const r of rows)
           out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+      }
       reportProblems(scanned.problems);
     }),
   );
