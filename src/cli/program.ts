@@ -15,7 +15,8 @@ export async function runCommandLine(args: readonly string[]): Promise<number> {
   const program = new Command("georefresh")
     .description("Refresh partitioned GeoParquet datasets in object storage so that every task is safe to run again.")
     .version(pkg.version)
-    .showHelpAfterError()
+    // After a mistake, the error (with its "Did you mean …?") stays on screen: a pointer to --help, not 40 lines of it.
+    .showHelpAfterError("(add --help to see every option)")
     .exitOverride()
     .addHelpText(
       "after",

@@ -90,4 +90,20 @@ describe("run and backfill say what they did in one line, and nothing with --qui
     expect(r.stderr).toMatch(/--date 2026-02-30 is not a calendar date YYYY-MM-DD/);
     expect(r.stderr).not.toMatch(/--from/);
   });
+
+  it("after an unknown option the suggestion stays on screen: no help text buries it", async () => {
+    const r = await runCli([
+      "backfill",
+      "--dataset",
+      "us-counties",
+      "--from",
+      "2026-01-01",
+      "--to",
+      "2026-01-01",
+      "--form",
+      "x",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: unknown option '--form'\n(Did you mean --from?)\n(add --help to see every option)\n");
+  });
 });
