@@ -106,4 +106,21 @@ describe("run and backfill say what they did in one line, and nothing with --qui
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("error: unknown option '--form'\n(Did you mean --from?)\n(add --help to see every option)\n");
   });
+
+  it("report, verify and a gc with nothing to do each say so in one line", async () => {
+    const html = join(store, "..", `report-${process.pid}.html`);
+    const report = await runCli(["report", "us-counties", "--store", store, "--html", html]);
+    expect(report.stdout).toBe(`wrote ${html}: us-counties, 1 region × 2 dates\n`);
+    rmSync(html, { force: true });
+    const verify = await runCli(["verify", "us-counties", "--region", "RI", "--date", "2026-01-01", "--store", store]);
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(
+      /^verified us-counties RI 2026-01-01: two fresh runs gave the same key [0-9a-f]{16} and the bytes the store holds\n$/,
+    );
+    // An empty TMPDIR: other suites' killed runs leave temp folders gc would rightly offer to remove.
+    const tmp = mkdtempSync(join(tmpdir(), "georefresh-first-hour-tmp-"));
+    const gc = await runCli(["gc", "--store", store], { TMPDIR: tmp });
+    rmSync(tmp, { recursive: true, force: true });
+    expect([gc.code, gc.stdout]).toEqual([0, "nothing to remove\n"]);
+  }, 60_000);
 });

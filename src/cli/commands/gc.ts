@@ -82,17 +82,16 @@ export function registerGc(program: Command): void {
               })) {
                 if (list.length) out(`${verb} ${list.length} ${what}:\n${list.map((k) => `  ${k}\n`).join("")}`);
               }
-              if (
-                !report.applied &&
+              const found =
                 report.temp.length +
-                  report.outbox.length +
-                  report.artifacts.length +
-                  report.uploads.length +
-                  report.memo.length +
-                  local.length >
-                  0
-              )
-                out("(dry run: add --apply to delete)\n");
+                report.outbox.length +
+                report.artifacts.length +
+                report.uploads.length +
+                report.memo.length +
+                local.length;
+              // One line even when there is nothing to do (issue 27 item 7).
+              if (found === 0) out("nothing to remove\n");
+              else if (!report.applied) out("(dry run: add --apply to delete)\n");
               for (const s of report.spared) out(`spared ${s.key}: ${s.reason}\n`);
             }
             for (const s of report.skipped)

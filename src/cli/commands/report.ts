@@ -7,7 +7,7 @@ import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
-import { err, printJson, reportError } from "../output.js";
+import { err, out, printJson, reportError } from "../output.js";
 
 type Opts = CommonOptions & { html?: string };
 
@@ -51,6 +51,10 @@ export function registerReport(program: Command): void {
               cells: model.cells.size,
               problems: model.problems.length,
             });
+          else
+            out(
+              `wrote ${opts.html}: ${name}, ${count(model.regions.length, "region")} × ${count(model.dates.length, "date")}${model.problems.length ? `, ${model.problems.length} skipped` : ""}\n`,
+            );
           if (model.problems.length) process.exitCode = EXIT.failed;
         } finally {
           await store.close();
@@ -60,3 +64,5 @@ export function registerReport(program: Command): void {
       }
     });
 }
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

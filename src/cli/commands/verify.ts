@@ -8,7 +8,7 @@ import { MemoryStore } from "../../store/memory.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
-import { err, printJson, reportError } from "../output.js";
+import { err, printJson, reportError, out } from "../output.js";
 
 /**
  * Proves a partition is reproducible: computes it twice, each time into its own scratch store, and compares the
@@ -75,6 +75,10 @@ export function registerVerify(program: Command): void {
         };
         if (opts.json) printJson(report);
         else if (!report.ok) err(differences.map((d) => `georefresh: ${d}\n`).join(""));
+        else
+          out(
+            `verified ${name} ${opts.region} ${opts.date}: two fresh runs gave the same key ${report.key} and the bytes the store holds\n`,
+          );
         process.exitCode = report.ok ? EXIT.ok : EXIT.failed;
       } catch (error) {
         const code = reportError(error, Boolean(opts.json));
