@@ -123,4 +123,15 @@ describe("run and backfill say what they did in one line, and nothing with --qui
     rmSync(tmp, { recursive: true, force: true });
     expect([gc.code, gc.stdout]).toEqual([0, "nothing to remove\n"]);
   }, 60_000);
+
+  it("a selection that matches nothing says so on stderr, for urls and read", async () => {
+    const urls = await runCli(["urls", "us-counties", "--store", store, "--bbox", "0,0,1,1"]);
+    expect([urls.code, urls.stdout]).toEqual([0, ""]);
+    expect(urls.stderr).toBe("georefresh: no partition of us-counties matches --bbox 0,0,1,1\n");
+    const read = await runCli(["read", "us-counties", "--store", store, "--bbox", "0,0,1,1", "--format", "ndjson"]);
+    expect(read.stderr).toBe("georefresh: no partition of us-counties matches --bbox 0,0,1,1\n");
+    const some = await runCli(["urls", "us-counties", "--store", store, "--bbox", "-72,41,-71,42"]);
+    expect(some.stdout.trim().split("\n")).toHaveLength(2);
+    expect(some.stderr).toBe("");
+  }, 60_000);
 });

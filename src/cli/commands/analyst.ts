@@ -195,6 +195,9 @@ export function registerAnalyst(program: Command): void {
       const urls = view.urls(sel);
       if (opts.json) printJson(urls);
       else out(urls.map((u) => `${u}\n`).join(""));
+      // An empty answer is said, not left for the reader to wonder about (issue 27 item 7).
+      if (!urls.length && (opts.bbox || opts.from || opts.to || opts.asOf))
+        err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
       reportProblems(view.problems);
     }),
   );
@@ -248,6 +251,7 @@ export function registerAnalyst(program: Command): void {
         if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
         // Rows of many partitions say which partition they came from.
         else for (const p of parts) tables.push({ table: await view.read(p), ...(many ? { from: p } : {}) });
+        if (many && !parts.length) err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
       }
       if (format !== "parquet") {
         const features = tables.flatMap(({ table, from }) =>
@@ -283,4 +287,17 @@ export function featuresOf(table: Table, partition?: { region: string; date: str
 
 function jsonValue(v: unknown): unknown {
   return typeof v === "bigint" ? Number(v) : v;
+}
+
+/** The selection flags as given, for a message. */
+function selectionShown(opts: Opts): string {
+  const given = [
+    opts.bbox ? `--bbox ${opts.bbox}` : "",
+    opts.from ? `--from ${opts.from}` : "",
+    opts.to ? `--to ${opts.to}` : "",
+    opts.asOf ? `--as-of ${opts.asOf}` : "",
+    opts.snapshot ? `--snapshot ${opts.snapshot}` : "",
+    opts.region ? `--region ${opts.region}` : "",
+  ].filter(Boolean);
+  return given.join(" ");
 }
