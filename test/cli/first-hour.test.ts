@@ -134,4 +134,20 @@ describe("run and backfill say what they did in one line, and nothing with --qui
     expect(some.stdout.trim().split("\n")).toHaveLength(2);
     expect(some.stderr).toBe("");
   }, 60_000);
+
+  it("--latest-date is the latest logical date; --latest still works and says it is deprecated", async () => {
+    const now = await runCli(["urls", "us-counties", "--store", store, "--latest-date"]);
+    expect(now.stderr).toBe("");
+    expect(now.stdout.trim().split("\n")).toEqual([expect.stringMatching(/region=RI\/date=2026-02-01\//)]);
+    const old = await runCli(["urls", "us-counties", "--store", store, "--latest"]);
+    expect(old.stdout).toBe(now.stdout);
+    expect(old.stderr).toBe(
+      "georefresh: --latest is deprecated: use --latest-date (each region's latest logical date)\n",
+    );
+    const help = await runCli(["urls", "--help"]);
+    expect(help.stdout).toMatch(
+      /--latest-date\s+only the latest logical date of each region \(not\s+--snapshot latest/,
+    );
+    expect(help.stdout).not.toMatch(/--latest\s/);
+  }, 60_000);
 });

@@ -80,8 +80,8 @@ export default { ...base, ${spec.inputs ? `inputs: () => (${JSON.stringify(spec.
       [["ls", "valueOf"], /no dataset "valueOf"/],
       [["ls", "ptss"], /no dataset "ptss" in .*config\.json \(datasets: pts\)/],
       [["urls", "ptss"], /no dataset "ptss"/],
-      [["show", "ptss", "--region", "north", "--latest"], /no dataset "ptss"/],
-      [["read", "ptss", "--region", "north", "--latest"], /no dataset "ptss"/],
+      [["show", "ptss", "--region", "north", "--latest-date"], /no dataset "ptss"/],
+      [["read", "ptss", "--region", "north", "--latest-date"], /no dataset "ptss"/],
       [["stac", "hasOwnProperty"], /no dataset "hasOwnProperty"/],
     ];
     for (const [args, message] of runs) {

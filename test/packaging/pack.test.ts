@@ -102,7 +102,7 @@ describe("npm pack → an empty project → a task of one's own, from docs/tasks
   it("backfills the task, reads it back, and a re-run changes nothing", () => {
     const first = run(["backfill", "--dataset", "parcels", "--from", "2026-01-01", "--to", "2026-03-31"]);
     expect(first).toMatch(/parcels: 6 partitions: 6 promoted/);
-    const rows = JSON.parse(run(["read", "parcels", "--region", "weld", "--latest", "--format", "geojson"])) as {
+    const rows = JSON.parse(run(["read", "parcels", "--region", "weld", "--latest-date", "--format", "geojson"])) as {
       features: { properties: Record<string, unknown> }[];
     };
     expect(rows.features.map((f) => f.properties.parcel_id).sort()).toEqual(["weld-0", "weld-1", "weld-2"]);

@@ -66,7 +66,7 @@ describe("a store damaged by hand", () => {
         ["ls", "pts"],
         ["urls", "pts"],
         ["read", "pts", "--region", "north", "--date", "2026-01-01"],
-        ["show", "pts", "--region", "north", "--latest"],
+        ["show", "pts", "--region", "north", "--latest-date"],
         ["run", "--dataset", "pts", "--region", "north", "--date", "2026-01-01"],
         ["backfill", "--dataset", "pts", "--from", "2026-01-01", "--to", "2026-01-01", "--dry-run"],
       ]) {

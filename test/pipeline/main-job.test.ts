@@ -36,7 +36,7 @@ describe("main job", () => {
     expect(again.stdout).toBe(`us-counties: 6 partitions: 6 unchanged; snapshot ${id}\n`);
     expect(await snapshot(new FsStore(dir))).toEqual(before);
 
-    const urls = await runCli(["urls", "us-counties", "--latest", "--store", dir, "--json"]);
+    const urls = await runCli(["urls", "us-counties", "--latest-date", "--store", dir, "--json"]);
     const files = JSON.parse(urls.stdout) as string[];
     expect(files).toHaveLength(3);
     const conn = await duckdb();

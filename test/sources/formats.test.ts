@@ -139,7 +139,7 @@ async function ours(dataset: string): Promise<Row[]> {
     join(dir, "georefresh.config.json"),
     "--region",
     "weld",
-    "--latest",
+    "--latest-date",
     "--format",
     "geojson",
   ]);

@@ -97,13 +97,13 @@ describe("a dataset from config alone", () => {
   }, 120_000);
 
   it("an artifact is a GeoParquet source in turn: its PROJJSON CRS (EPSG:26913) is read and undone to CRS84", async () => {
-    const urls = await cli("urls", "parcels", "--latest");
+    const urls = await cli("urls", "parcels", "--latest-date");
     const weld = urls.stdout.split("\n").find((u) => u.includes("region=weld")) as string;
     mkdirSync(join(dir, "data-link"));
     copyFileSync(weld.replace(/^file:\/\//, ""), join(dir, "data-link", "weld.parquet"));
     const r = await cli("backfill", "--dataset", "again", "--from", "2026-03-01", "--to", "2026-03-31");
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const read = await cli("read", "again", "--region", "weld", "--latest", "--format", "geojson");
+    const read = await cli("read", "again", "--region", "weld", "--latest-date", "--format", "geojson");
     const features = (
       JSON.parse(read.stdout) as {
         features: { properties: Record<string, unknown>; geometry: { coordinates: number[][][] } | null }[];

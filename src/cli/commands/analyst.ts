@@ -1,4 +1,5 @@
 import { writeFile } from "node:fs/promises";
+import { Option } from "commander";
 import type { Command } from "commander";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { parseBbox } from "../../geo/bbox.js";
@@ -17,6 +18,8 @@ import { err, out, printJson, reportError } from "../output.js";
 type Opts = CommonOptions & {
   region?: string;
   date?: string;
+  /** --latest-date; --latest is its deprecated spelling. */
+  latestDate?: boolean;
   latest?: boolean;
   history?: boolean;
   format?: string;
@@ -76,9 +79,18 @@ const selectionOptions = (cmd: Command) =>
     .option("--from <date>", "only logical dates on or after this one")
     .option("--to <date>", "only logical dates on or before this one");
 
+/**
+ * `--latest-date`: each region's latest logical date, in whatever view is read. Not `--snapshot latest`, the
+ * latest committed snapshot (every date of it). `--latest`, its old spelling, still works and says so on stderr.
+ */
+const latestDate = (cmd: Command, help: string) =>
+  cmd
+    .option("--latest-date", `${help} (not --snapshot latest, which is the latest committed snapshot, every date)`)
+    .addOption(new Option("--latest").hideHelp());
+
 function which(opts: Opts): Which {
-  if (opts.date && opts.latest) throw new UsageError("give --date or --latest, not both");
-  if (!opts.date && !opts.latest) throw new UsageError("give --date YYYY-MM-DD or --latest");
+  if (opts.date && opts.latest) throw new UsageError("give --date or --latest-date, not both");
+  if (!opts.date && !opts.latest) throw new UsageError("give --date YYYY-MM-DD or --latest-date");
   return opts.date ? { date: opts.date } : { latest: true };
 }
 
@@ -88,6 +100,8 @@ export async function withDataset(
   body: (ds: ReturnType<typeof openDataset>) => Promise<void>,
 ): Promise<void> {
   try {
+    if (opts.latest) err("georefresh: --latest is deprecated: use --latest-date (each region's latest logical date)\n");
+    opts.latest = Boolean(opts.latest || opts.latestDate);
     const config = await openConfig(opts);
     await loadScheme(config.store);
     const ds = openDataset(config.store, name);
@@ -154,16 +168,17 @@ export function registerAnalyst(program: Command): void {
   );
 
   viewOptions(
-    common(
-      program
-        .command("show")
-        .description(DESCRIPTIONS.show)
-        .argument("<dataset>")
-        .requiredOption("--region <region>")
-        .option("--date <date>", "logical date")
-        .option("--latest", "the latest promoted date")
-        .option("--history", "include earlier versions (the current manifest only)"),
-    ),
+    latestDate(
+      common(
+        program
+          .command("show")
+          .description(DESCRIPTIONS.show)
+          .argument("<dataset>")
+          .requiredOption("--region <region>")
+          .option("--date <date>", "logical date"),
+      ),
+      "the region's latest logical date",
+    ).option("--history", "include earlier versions (the current manifest only)"),
   ).action((name: string, opts: Opts) =>
     withDataset(name, opts, async (ds) => {
       if (opts.snapshot || opts.asOf) {
@@ -180,12 +195,9 @@ export function registerAnalyst(program: Command): void {
 
   selectionOptions(
     viewOptions(
-      common(
-        program
-          .command("urls")
-          .description(DESCRIPTIONS.urls)
-          .argument("<dataset>")
-          .option("--latest", "only the latest date of each region"),
+      latestDate(
+        common(program.command("urls").description(DESCRIPTIONS.urls).argument("<dataset>")),
+        "only the latest logical date of each region",
       ),
     ),
   ).action((name: string, opts: Opts) =>
@@ -204,16 +216,18 @@ export function registerAnalyst(program: Command): void {
 
   selectionOptions(
     viewOptions(
-      common(
-        program
-          .command("read")
-          .description(DESCRIPTIONS.read)
-          .argument("<dataset>")
-          .option("--region <region>")
-          .option("--date <date>", "logical date")
-          .option("--latest", "the latest promoted date")
-          .option("--format <format>", "geojson | ndjson | parquet", "geojson")
-          .option("--out <file>", "write to a file instead of stdout"),
+      latestDate(
+        common(
+          program
+            .command("read")
+            .description(DESCRIPTIONS.read)
+            .argument("<dataset>")
+            .option("--region <region>")
+            .option("--date <date>", "logical date")
+            .option("--format <format>", "geojson | ndjson | parquet", "geojson")
+            .option("--out <file>", "write to a file instead of stdout"),
+        ),
+        "the latest logical date (of each region, with a selection)",
       ),
     ),
   ).action((name: string, opts: Opts) =>
@@ -226,7 +240,7 @@ export function registerAnalyst(program: Command): void {
       const sel = selectionOf(opts);
       const many = sel !== undefined && !opts.date;
       if (!many && !opts.region)
-        throw new UsageError("give --region with --date or --latest, or select with --bbox/--from/--to");
+        throw new UsageError("give --region with --date or --latest-date, or select with --bbox/--from/--to");
       if (many && format === "parquet")
         throw new UsageError(
           "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
