@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "commander";
-import { loadConfig } from "../config/config.js";
+import { existsSync } from "node:fs";
+import { loadConfig, storeUrlOf } from "../config/config.js";
 import type { Config } from "../config/config.js";
 import { BUILTINS } from "../builtins/index.js";
 import { GeorefreshError } from "../errors.js";
@@ -16,6 +17,7 @@ export interface CommonOptions {
 }
 
 export const CONFIG_HELP = "config file";
+export const CONFIG_DEFAULT = "georefresh.config.json";
 
 export class UsageError extends GeorefreshError {
   override readonly code: ErrorCode = "Usage";
@@ -46,6 +48,23 @@ export async function openConfig(opts: CommonOptions): Promise<Config> {
   const config = await loadConfig(opts.config, BUILTINS, opts.store);
   applyInputSettings(config);
   return config;
+}
+
+/**
+ * What a reading command reads: the store, and the config when there is one. `--store` alone needs no config file
+ * (reading needs only the store), unless `--config` names one.
+ */
+export async function openReading(
+  opts: Omit<CommonOptions, "config"> & { config?: string },
+): Promise<{ store: string; config?: Config }> {
+  if (opts.config === undefined && !existsSync(CONFIG_DEFAULT)) {
+    if (opts.store) return { store: storeUrlOf(opts.store, process.cwd()) };
+    throw new UsageError(
+      `no ${CONFIG_DEFAULT} in ${process.cwd()}: give --store (a directory or URL) to read a store without a config, or --config PATH`,
+    );
+  }
+  const config = await openConfig({ ...opts, config: opts.config ?? CONFIG_DEFAULT });
+  return { store: config.store, config };
 }
 
 /**

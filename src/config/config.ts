@@ -183,8 +183,12 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
     };
   }
   checkDatasets(datasets, versions, full, doc.versions === undefined ? undefined : resolve(base, String(doc.versions)));
-  const storeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
-  return { path: full, store: storeUrl, versions, datasets, inputs: inputsOf(doc.inputs, full) };
+  return { path: full, store: storeUrlOf(store, base), versions, datasets, inputs: inputsOf(doc.inputs, full) };
+}
+
+/** A store as given (a URL, or a directory relative to `base`) as the URL the scheme registry opens. */
+export function storeUrlOf(store: string, base: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(store) ? store : resolve(base, store);
 }
 
 function sinkOf(raw: unknown, where: string): SinkConfig {

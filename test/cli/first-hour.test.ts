@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCliHere as runCli } from "../helpers/cli.js";
+import { runCli as spawnCli, runCliHere as runCli } from "../helpers/cli.js";
 
 describe("run and backfill say what they did in one line, and nothing with --quiet", () => {
   let store: string;
@@ -149,5 +149,52 @@ describe("run and backfill say what they did in one line, and nothing with --qui
       /--latest-date\s+only the latest logical date of each region \(not\s+--snapshot latest/,
     );
     expect(help.stdout).not.toMatch(/--latest\s/);
+  }, 60_000);
+
+  it("ls, show, urls, read and changes read from --store alone, in a directory with no config", async () => {
+    const away = mkdtempSync(join(tmpdir(), "georefresh-no-config-"));
+    try {
+      const here = (...args: string[]) => spawnCli(args, {}, away);
+      const urls = await here("urls", "us-counties", "--store", store, "--latest-date");
+      expect([urls.code, urls.stderr]).toEqual([0, ""]);
+      expect(urls.stdout).toMatch(/region=RI\/date=2026-02-01\/[0-9a-f]{16}\.parquet\n$/);
+      const ls = await here("ls", "us-counties", "--store", store);
+      expect(ls.stdout.split("\n")[0]).toMatch(/^region\tdate\tstatus\trows/);
+      expect(ls.stdout).toMatch(/\nRI\t2026-02-01\tcurrent\t5\t/);
+      const show = await here("show", "us-counties", "--store", store, "--region", "RI", "--latest-date");
+      expect((JSON.parse(show.stdout) as { partition: { logical_date: string } }).partition.logical_date).toBe(
+        "2026-02-01",
+      );
+      const read = await here("read", "us-counties", "--store", store, "--region", "RI", "--latest-date");
+      expect((JSON.parse(read.stdout) as { features: unknown[] }).features).toHaveLength(5);
+      const changes = await here(
+        "changes",
+        "us-counties",
+        "--store",
+        store,
+        "--region",
+        "RI",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-02-01",
+      );
+      // It reaches the store's manifests (counties carry no natural key, so there is no row-level change to show).
+      expect([changes.code, changes.stderr]).toEqual([
+        1,
+        'georefresh: us-counties RI 2026-02-01 has no natural key: its task names none (key: ["…"]), so no row-level change is recorded\n',
+      ]);
+      // A name the store does not hold, and no --store at all: exit 2, saying what to give.
+      const none = await here("ls", "us-countie", "--store", store);
+      expect([none.code, none.stderr]).toEqual([
+        2,
+        `georefresh: ${store}/manifests/us-countie holds no partitions of "us-countie"; check the dataset's name and --store\n`,
+      ]);
+      const bare = await here("ls", "us-counties");
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toMatch(/no georefresh\.config\.json in .*: give --store \(a directory or URL\)/);
+    } finally {
+      rmSync(away, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+/** tsx's loader by path, so that a CLI started in another directory (no node_modules there) still finds it. */
+const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
 export interface CliResult {
   code: number | null;
@@ -20,10 +22,11 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): Chil
   });
 }
 
-/** Runs the georefresh CLI from source in a separate process, as a user's shell would. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs the georefresh CLI from source in a separate process, as a user's shell would (in `cwd`, if given). */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

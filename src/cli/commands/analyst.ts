@@ -9,13 +9,15 @@ import { openDataset } from "../../views/reader.js";
 import { loadScheme } from "../../store/backends.js";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
-import { CONFIG_HELP, openConfig, unknownDataset, UsageError } from "../context.js";
-import { manifestPrefix, NAME } from "../../manifest/layout.js";
+import { CONFIG_DEFAULT, CONFIG_HELP, openReading, unknownDataset, UsageError } from "../context.js";
+import { manifestPrefix, NAME, nameShown } from "../../manifest/layout.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
 import { err, out, printJson, reportError } from "../output.js";
 
-type Opts = CommonOptions & {
+type Opts = Omit<CommonOptions, "config"> & {
+  /** Optional here: --store alone reads without a config file. */
+  config?: string;
   region?: string;
   date?: string;
   /** --latest-date; --latest is its deprecated spelling. */
@@ -102,14 +104,18 @@ export async function withDataset(
   try {
     if (opts.latest) err("georefresh: --latest is deprecated: use --latest-date (each region's latest logical date)\n");
     opts.latest = Boolean(opts.latest || opts.latestDate);
-    const config = await openConfig(opts);
-    await loadScheme(config.store);
-    const ds = openDataset(config.store, name);
+    const { store, config } = await openReading(opts);
+    await loadScheme(store);
+    const ds = openDataset(store, name);
     try {
       // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
-      // config does not name may still be read when the store holds it (an analyst's own config).
+      // config does not name may still be read when the store holds it (an analyst's own config, or none).
       const stored = NAME.test(name) && (await hasManifests(ds));
-      if (!Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
+      if (!config && !stored)
+        throw new UsageError(
+          `${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${nameShown(name)}; check the dataset's name and --store`,
+        );
+      if (config && !Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
       if (!stored)
         err(
           `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
@@ -136,8 +142,8 @@ function reportProblems(problems: readonly { key: string; message: string }[]): 
 
 export const common = (cmd: Command) =>
   cmd
-    .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
-    .option("--store <url>", "override the config's store")
+    .option("--config <path>", `${CONFIG_HELP} (default: ${CONFIG_DEFAULT}; not needed with --store)`)
+    .option("--store <url>", "the store to read (a directory or URL); overrides the config's")
     .option("--json", "machine-readable output");
 
 export function registerAnalyst(program: Command): void {
