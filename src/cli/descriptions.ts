@@ -7,7 +7,7 @@ export const DESCRIPTIONS = {
   backfill: "refresh every region × logical date of a dataset between two dates, safely re-runnable",
   run: "refresh one partition (dataset, region, logical date)",
   finalize: "after all shards of a backfill: check that every planned partition is current, then retire regions",
-  ls: "list a dataset's partitions: status, rows, when last promoted",
+  ls: "list a dataset's partitions: status (current, rekeyed, retired), rows, key, when their data last changed",
   show: "show the manifest entry a partition's readers follow",
   urls: "artifact locations of current partitions, ready for DuckDB's read_parquet([...])",
   read: "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, every selected partition's rows",

@@ -27,6 +27,7 @@ type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   // outcomes of run/backfill
   promoted: EXIT.ok,
+  rekeyed: EXIT.ok,
   reconciled: EXIT.ok,
   unchanged: EXIT.ok,
   invalid: EXIT.failed,

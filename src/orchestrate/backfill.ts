@@ -136,6 +136,7 @@ export async function runJob(job: RefreshJob, hooks: JobHooks): Promise<Backfill
   const partitions = await plannedPartitions(opts);
   const counts: Record<Outcome, number> = {
     promoted: 0,
+    rekeyed: 0,
     reconciled: 0,
     unchanged: 0,
     superseded: 0,

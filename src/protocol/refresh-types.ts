@@ -13,6 +13,8 @@ import type { ErrorCode } from "../errors.js";
 
 /**
  * - promoted: computed, validated, published, and the manifest now points at it
+ * - rekeyed: the same bytes as the current version, under a new key (an input, pin or code version changed, no row
+ *   did); the manifest was pointed at the new key, so the next run is a no-op
  * - reconciled: the artifact already existed (work skipped); the manifest was pointed at it
  * - unchanged: the manifest already pointed at this key and these bytes; nothing was written
  * - superseded: another run promoted first; this run changed nothing
@@ -20,7 +22,16 @@ import type { ErrorCode } from "../errors.js";
  * - blocked: an upstream dataset's partition it reads is not promoted yet; nothing was written (exit 75: later)
  * - failed: anything else went wrong; nothing half-done is visible
  */
-export const OUTCOMES = ["promoted", "reconciled", "unchanged", "superseded", "invalid", "blocked", "failed"] as const;
+export const OUTCOMES = [
+  "promoted",
+  "rekeyed",
+  "reconciled",
+  "unchanged",
+  "superseded",
+  "invalid",
+  "blocked",
+  "failed",
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** A partition's manifest as a run found it at start, and its version: the only one the promotion may replace. */

@@ -165,6 +165,13 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
       extra,
     );
   const manifest = { key: plan.mKey, version: promoted.version, current: entry };
+  const before = base?.manifest.current;
+  if (!produced.reused && before && before.sha256 === entry.sha256)
+    return result(
+      "rekeyed",
+      `the same bytes as before under a new key ${plan.key} (was ${before.key}): an input, pin or code version changed, no row did (${entry.rows} rows)`,
+      { ...extra, manifest },
+    );
   return result(
     produced.reused ? "reconciled" : "promoted",
     `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)})`,

@@ -70,7 +70,7 @@ describe("run and backfill say what they did in one line, and nothing with --qui
     expect([backfill.code, backfill.stdout, backfill.stderr]).toEqual([0, "", ""]);
     // ls names its columns.
     const ls = await runCli(["ls", "us-counties", "--store", store]);
-    expect(ls.stdout.split("\n")[0]).toBe("region\tdate\tstatus\trows\tkey\tpromoted_at");
+    expect(ls.stdout.split("\n")[0]).toBe("region\tdate\tstatus\trows\tkey\tchanged_at");
     expect(ls.stdout.split("\n")[1]).toMatch(/^RI\t2026-01-01\tcurrent\t5\t[0-9a-f]{16}\t2026-/);
   }, 60_000);
 

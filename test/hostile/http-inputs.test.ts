@@ -240,7 +240,7 @@ describe("hostile HTTP inputs", () => {
     expect(plan.plans[0]?.status).toBe("changed");
     expect(plan.plans[0]?.reasons.join(" ")).toMatch(/input points moved: .*\/y2024\.json → .*\/y2025\.json/);
     const second = await backfill({ ...opts, task: pointsTask(`${base}/y2025.json`) });
-    expect(second.counts.promoted, second.results[0]?.message).toBe(1);
+    expect(second.counts.rekeyed, second.results[0]?.message).toBe(1); // the same points under another URL
     expect(second.results[0]?.key).not.toBe(first.results[0]?.key);
     const m = (await readManifest(store, "manifests/h/region=north/date=2026-01-01.json"))?.manifest;
     expect(m?.current?.inputs.points?.uri).toBe(`${base}/y2025.json`);

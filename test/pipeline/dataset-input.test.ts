@@ -124,7 +124,7 @@ describe("dataset:<name> inputs", () => {
     const ca = planned.plans.find((p) => p.partition.region === "CA" && p.partition.date === "2026-02-01");
     expect(ca?.reasons).toEqual([`input counties sha256:${before.slice(0, 12)}… → sha256:${after.slice(0, 12)}…`]);
     const rerun = await backfill({ store, dataset: "county-points", task: countyPoints, versions: V2, ...WINDOW });
-    expect(rerun.counts).toMatchObject({ unchanged: 2, promoted: 2 });
+    expect(rerun.counts).toMatchObject({ unchanged: 2, rekeyed: 2 }); // new keys; these points did not move
   }, 120_000);
 
   it("refuses malformed names", async () => {

@@ -110,7 +110,7 @@ describe("finalize", () => {
     // Same bytes under new keys: incomplete until a run re-keyed the manifests to them.
     expect((await check(store, v3())).incomplete).toHaveLength(12);
     const rekeyed = await run(store, v3());
-    expect(rekeyed.counts.promoted).toBe(12);
+    expect(rekeyed.counts.rekeyed).toBe(12);
     for (const r of rekeyed.results) {
       const m = (await readManifest(store, `manifests/f/region=${r.partition.region}/date=${r.partition.date}.json`))
         ?.manifest;

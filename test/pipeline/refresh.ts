@@ -71,9 +71,9 @@ export function describeRefresh(backend: Backend): void {
       const a = await run(task, "north", "2026-01-05", "changing");
       writePoints(path, 41); // the new point lies south: a new key, but the same bytes for "north"
       const same = await run(task, "north", "2026-01-05", "changing");
-      // Promoted under the new key, so the manifest names what derives these bytes now and the next run is a
-      // no-op (a GET and a HEAD) instead of recomputing them every time.
-      expect(same.outcome).toBe("promoted");
+      // Rekeyed: promoted under the new key, so the manifest names what derives these bytes now and the next run
+      // is a no-op (a GET and a HEAD) instead of recomputing them every time.
+      expect(same.outcome).toBe("rekeyed");
       expect(same.key).not.toBe(a.key);
       expect(same.sha256).toBe(a.sha256);
       const settled = await run(task, "north", "2026-01-05", "changing");

@@ -82,7 +82,7 @@ export function describeSnapshotProof(backend: Backend): void {
         partition: p,
         versions: VERSIONS,
       });
-      expect(moved.outcome).toBe("promoted");
+      expect(moved.outcome).toBe("rekeyed");
       store.manifestGets = 0;
       const after = await run();
       // That partition's listed version no longer matches: it is read as today, and found at another key, so

@@ -144,7 +144,7 @@ describe("dataset snapshots", () => {
     };
     const refresh = run("3", { concurrency: 1 }).finally(() => (refreshing = false));
     const [summary] = await Promise.all([refresh, reader(), reader()]);
-    expect(summary.counts.promoted).toBe(12);
+    expect(summary.counts.rekeyed).toBe(12); // a new code version, the same rows
     const after = await ds.snapshot("latest");
     const sets = new Map(
       [before, after].map((v) => [v.source, v.partitions.map((p) => p.entry.sha256).sort()] as const),
@@ -246,7 +246,7 @@ describe("dataset snapshots", () => {
       createInterface({ input: w.stdout as NonNullable<typeof w.stdout> })[Symbol.asyncIterator](),
     );
     for (const l of lines) expect(JSON.parse((await l.next()).value as string)).toEqual({ ready: true });
-    for (const version of ["2", "3"]) expect((await fsRun(version)).counts.promoted).toBe(8);
+    for (const version of ["2", "3"]) expect((await fsRun(version)).counts.rekeyed).toBe(8);
     for (const w of workers) w.stdin?.write("stop\n");
     const done = await Promise.all(
       lines.map(async (l) => JSON.parse((await l.next()).value as string) as { moved: number; attempts: number }),

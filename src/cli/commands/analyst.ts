@@ -10,6 +10,7 @@ import { loadScheme } from "../../store/backends.js";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
 import { CONFIG_DEFAULT, CONFIG_HELP, openReading, unknownDataset, UsageError } from "../context.js";
+import { bytesSince } from "../../manifest/bytes-since.js";
 import { manifestPrefix, NAME, nameShown } from "../../manifest/layout.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -153,21 +154,27 @@ export function registerAnalyst(program: Command): void {
       const parts = scanned.partitions.sort((a, b) =>
         a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
       );
-      const rows = parts.map((p) => ({
-        region: p.region,
-        date: p.date,
-        status: p.manifest.retired ? "retired" : p.manifest.current ? "current" : "empty",
-        rows: p.manifest.current?.rows ?? 0,
-        key: p.manifest.current?.key ?? null,
-        promoted_at: p.manifest.current?.promoted_at ?? null,
-        changes: p.manifest.current?.changes?.counts ?? null,
-      }));
+      const rows = parts.map((p) => {
+        const since = bytesSince(p.manifest);
+        return {
+          region: p.region,
+          date: p.date,
+          // rekeyed: current, with the same bytes as the version before it under a new key (no row changed).
+          status: p.manifest.retired ? "retired" : since ? (since.rekeyed ? "rekeyed" : "current") : "empty",
+          rows: p.manifest.current?.rows ?? 0,
+          key: p.manifest.current?.key ?? null,
+          promoted_at: p.manifest.current?.promoted_at ?? null,
+          changed_at: since?.changedAt ?? null,
+          changes: p.manifest.current?.changes?.counts ?? null,
+        };
+      });
       if (opts.json) printJson(rows);
       else {
-        // A header, so that 29 reads as rows (issue 27 item 8); --json is the form for scripts.
-        if (rows.length) out("region\tdate\tstatus\trows\tkey\tpromoted_at\n");
+        // A header, so that 29 reads as rows (issue 27 item 8); --json is the form for scripts. changed_at is
+        // when the bytes last changed: a rekey moves promoted_at, not the data.
+        if (rows.length) out("region\tdate\tstatus\trows\tkey\tchanged_at\n");
         for (const r of rows)
-          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.promoted_at ?? "-"}\n`);
+          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.changed_at ?? "-"}\n`);
       }
       reportProblems(scanned.problems);
     }),
