@@ -246,7 +246,15 @@ async function commitAfter(
 ): Promise<BackfillSummary["snapshot"]> {
   if (!job.run.snapshots) return undefined;
   if (job.shard) return { skipped: "a shard of a backfill: finalize commits the snapshot" };
-  if (!finished) return { skipped: "not every partition finished" };
+  if (!finished) {
+    const bad = (o: string) => results.filter((r) => r?.outcome === o).length;
+    const [invalid, failed] = [bad("invalid"), bad("failed")];
+    if (!invalid && !failed) return { skipped: "not every partition finished" };
+    const what = [invalid && `${invalid} refused (invalid)`, failed && `${failed} failed`].filter(Boolean).join(", ");
+    return {
+      skipped: `${what}: a snapshot is the whole dataset settled, so the latest one stays as it was; fix what the partitions above say and run again`,
+    };
+  }
   const blocked = results.filter((r) => r?.outcome === "blocked").length;
   if (blocked) return { skipped: `${blocked} partition(s) blocked on an upstream dataset` };
   // The run found the dataset exactly as the latest snapshot has it and changed nothing: that is the snapshot.

@@ -17,6 +17,7 @@ import { verify } from "./verify.js";
 
 export { OUTCOMES, RefreshError } from "./refresh-types.js";
 export type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
+import { recordRefused } from "./refuse.js";
 export type { ManifestAtStart, RunPlan } from "./run-plan.js";
 export { planRun } from "./run-plan.js";
 
@@ -122,8 +123,9 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
   const { store, partition } = opts;
   const result: Result = (outcome, message, extra = {}) => ({ partition, outcome, runId, message, ...extra });
   const validator = opts.validator ?? new GeometryValidator({ threads: 0 });
+  let plan: RunPlan | undefined;
   try {
-    const plan = await planRun(opts, run, runId);
+    plan = await planRun(opts, run, runId);
     const settled = await settle(opts, run, plan, result);
     if (settled) return settled;
     await ensureProbed(store);
@@ -135,7 +137,8 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
       await produced.dispose();
     }
   } catch (error) {
-    return failure(error, result);
+    const failed = failure(error, result);
+    return failed.outcome === "invalid" ? await recordRefused(opts, plan, failed) : failed;
   } finally {
     if (opts.validator === undefined) await validator.close();
   }

@@ -5,6 +5,7 @@ import { esc, mapSvg, sparkline } from "./svg.js";
 export const STATE_COLOURS: Record<CellState, string> = {
   current: "#2e7d32",
   overridden: "#f9a825",
+  refused: "#c62828",
   retired: "#9e9e9e",
   "never-built": "#eceff1",
 };
@@ -82,11 +83,12 @@ export function renderReport(model: ReportModel): string {
             ? `; changes: ${ch.added} added, ${ch.removed} removed, ${ch.geometry_changed} geometry, ${ch.attributes_changed} attributes, ${ch.unchanged} unchanged`
             : "";
           const stripe = ch ? `<i class="chg c-${changeStep(ch)}"></i>` : "";
-          return `<div class="cell s-${state}" data-region="${esc(region)}" data-date="${date}" data-state="${state}"${ch ? ` data-change-step="${changeStep(ch)}"` : ""} title="${esc(`${region} ${date}: ${state}${detail}${changes}`)}">${stripe}</div>`;
+          const refused = c?.refused ? `; last run refused ${c.refused.at}: ${c.refused.message}` : "";
+          return `<div class="cell s-${state}" data-region="${esc(region)}" data-date="${date}" data-state="${state}"${ch ? ` data-change-step="${changeStep(ch)}"` : ""} title="${esc(`${region} ${date}: ${state}${detail}${changes}${refused}`)}">${stripe}</div>`;
         })
         .join("");
       const live = (c: (typeof cells)[number], v: number | undefined) =>
-        c && (c.state === "current" || c.state === "overridden") ? v : undefined;
+        c && (c.state === "current" || c.state === "overridden" || c.state === "refused") ? v : undefined;
       const trend = `<div class="trend">${sparkline(
         cells.map((c) => live(c, c?.rows)),
         `${region} rows`,
@@ -99,6 +101,14 @@ export function renderReport(model: ReportModel): string {
     .join("");
   const problems = model.problems.length
     ? `<h2>Manifests that could not be read</h2><ul>${model.problems.map((p) => `<li>${esc(p.key)}: ${esc(p.message)}</li>`).join("")}</ul>`
+    : "";
+  const refusedCells = [...model.cells.values()].filter((c) => c.refused);
+  const refusals = refusedCells.length
+    ? `<h2>Refused runs (the partition keeps its previous version)</h2><ul id="refused">${refusedCells
+        .map(
+          (c) => `<li>${esc(c.region)} ${c.date} (${esc(c.refused?.at ?? "")}): ${esc(c.refused?.message ?? "")}</li>`,
+        )
+        .join("")}</ul>`
     : "";
   const span = model.dates.length ? `${model.dates[0]} – ${model.dates[model.dates.length - 1]}` : "";
   return `<!doctype html>
@@ -114,6 +124,7 @@ ${mapSvg(model.footprints)}
 <div class="legend">${legend}</div>
 ${changeLegend}
 <div class="grid" id="status" style="grid-template-columns:max-content repeat(${model.dates.length},minmax(4px,14px)) max-content max-content"><div></div>${heads}<div class="head trend-head">rows</div><div class="head trend-head">area (km²)</div>${rows}</div>
+${refusals}
 ${problems}
 </body></html>
 `;

@@ -2,6 +2,7 @@ import { crsFromCode, CRS84_CRS, reproject } from "../geo/crs.js";
 import type { Geometry } from "../geo/geometry.js";
 import { decodeWkb } from "../geo/wkb.js";
 import { readGeoParquet } from "../geoparquet/read.js";
+import { refusalsOf, stillRefused } from "../manifest/refusal.js";
 import type { ChangesRecord } from "../manifest/types.js";
 import type { ObjectStore } from "../store/types.js";
 import type { Bbox } from "../geo/bbox.js";
@@ -15,7 +16,8 @@ export class ReportError extends GeorefreshError {
   override readonly code: ErrorCode = "Report";
 }
 
-export type CellState = "current" | "overridden" | "retired" | "never-built";
+/** refused: the partition's last run was refused (validation or plausibility); its old version, if any, stays. */
+export type CellState = "current" | "overridden" | "refused" | "retired" | "never-built";
 
 export interface Cell {
   region: string;
@@ -26,6 +28,8 @@ export interface Cell {
   promotedAt?: string;
   /** Row-level change of the promotion (keyed tasks). */
   changes?: ChangesRecord["counts"];
+  /** The last run's refusal, while the manifest still holds what it held then. */
+  refused?: { at: string; message: string };
 }
 
 export interface Footprint {
@@ -79,8 +83,17 @@ export async function reportModel(store: ObjectStore, dataset: string, opts: Rep
       ...(e?.changes ? { changes: e.changes.counts } : {}),
     });
   }
-  const regions = [...new Set(partitions.map((p) => p.region))].sort();
-  const known = partitions.map((p) => p.date).sort();
+  // Refusals say why a partition still shows its old version (or none): the cell turns "refused".
+  const byKey = new Map(partitions.map((p) => [`${p.region}/${p.date}`, p.manifest]));
+  for (const [at, r] of await refusalsOf(store, dataset)) {
+    const m = byKey.get(at);
+    if (!stillRefused(r, m)) continue;
+    const cell = cells.get(at) ?? { region: r.region, date: r.logical_date, state: "never-built" as CellState };
+    cells.set(at, { ...cell, state: "refused", refused: { at: r.at, message: r.message } });
+  }
+  const live = [...cells.values()];
+  const regions = [...new Set(live.map((c) => c.region))].sort();
+  const known = live.map((c) => c.date).sort();
   const dates = calendar(known[0] as string, known[known.length - 1] as string, opts.cadence);
   for (const region of regions)
     for (const date of dates)

@@ -185,6 +185,9 @@ describe("changelogs of a keyed task", () => {
     expect(nul.message).toMatch(/1 row has a null key parcel_id \(row \d+\)/);
     const all: string[] = [];
     for await (const e of store.list("")) all.push(e.key);
-    expect(all.filter((k) => !k.startsWith("_probe"))).toEqual([]); // nothing published
+    // Nothing published; the refusal is recorded for ls and show.
+    expect(all.filter((k) => !k.startsWith("_probe"))).toEqual([
+      "refusals/parcels/region=larimer/date=2026-03-01.json",
+    ]);
   });
 });

@@ -3,12 +3,12 @@
  * `rekeyed`, its own outcome, counted apart in the summary, shown in ls, whose changed_at stays when the data last
  * changed (issue 27 item 4).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliHere } from "../helpers/cli.js";
-import { writeFixtures } from "../helpers/source-corpus.js";
+import { writeFeedProject } from "../helpers/source-corpus.js";
 
 let dir: string;
 const config = () => join(dir, "georefresh.config.json");
@@ -29,26 +29,8 @@ const ls = async () => JSON.parse((await cli("ls", "parcels", "--json")).stdout)
 describe("rekeyed: the same bytes under a new key", () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-rekeyed-"));
-    writeFixtures(dir);
-    mkdirSync(join(dir, "feeds"));
-    for (const region of ["weld", "larimer"])
-      copyFileSync(join(dir, "parcels-base.geojson"), join(dir, "feeds", `${region}.geojson`));
     pin("v1");
-    writeFileSync(
-      config(),
-      JSON.stringify({
-        store: "./data",
-        versions: "./versions.json",
-        datasets: {
-          parcels: {
-            source: { url: "./feeds/{region}.geojson", key: "parcel_id" },
-            regions: ["weld", "larimer"],
-            cadence: "monthly",
-            pins: ["feed_vintage"],
-          },
-        },
-      }),
-    );
+    writeFeedProject(dir, ["weld", "larimer"], { pins: ["feed_vintage"], top: { versions: "./versions.json" } });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

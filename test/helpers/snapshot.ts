@@ -12,3 +12,11 @@ export async function snapshot(store: ObjectStore, prefix = ""): Promise<Record<
   }
   return out;
 }
+
+/**
+ * The store's published state: every object but the refusal records (bookkeeping a refused run writes so that ls
+ * says why; src/manifest/refusal.ts). "Nothing published" compares these.
+ */
+export function published(snap: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.startsWith("refusals/")));
+}

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -135,4 +135,27 @@ export function writeCorpus(dir: string): void {
   // CSV with WKT in EPSG:26913 (a CSV says no CRS), and one of lon/lat points.
   ogr2ogr(r, ["-f", "CSV", "-t_srs", "EPSG:26913", "-lco", "GEOMETRY=AS_WKT", "parcels.csv", base("parcels")]);
   ogr2ogr(r, ["-f", "CSV", "-lco", "GEOMETRY=AS_XYZ", "points.csv", base("points3d")]);
+}
+
+/**
+ * A project of one config-only dataset, `parcels`: the fixtures, each region's feed a copy of parcels-base.geojson
+ * under feeds/, and georefresh.config.json (with `extra` keys on the dataset). Returns the config's path.
+ */
+export function writeFeedProject(dir: string, regions: string[], extra: Record<string, unknown> = {}): string {
+  writeFixtures(dir);
+  mkdirSync(join(dir, "feeds"), { recursive: true });
+  for (const region of regions)
+    copyFileSync(join(dir, "parcels-base.geojson"), join(dir, "feeds", `${region}.geojson`));
+  const config = join(dir, "georefresh.config.json");
+  const source = { url: "./feeds/{region}.geojson", key: "parcel_id" };
+  const { top, ...dataset } = extra as { top?: Record<string, unknown> };
+  writeFileSync(
+    config,
+    JSON.stringify({
+      store: "./data",
+      ...top,
+      datasets: { parcels: { source, regions, cadence: "monthly", ...dataset } },
+    }),
+  );
+  return config;
 }

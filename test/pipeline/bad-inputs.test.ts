@@ -12,7 +12,7 @@ import { backfill } from "../../src/orchestrate/backfill.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCliHere as runCli } from "../helpers/cli.js";
 import { parquetTask } from "../helpers/parquet-task.js";
-import { snapshot } from "../helpers/snapshot.js";
+import { published, snapshot } from "../helpers/snapshot.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
 const HELPER = pathToFileURL(fileURLToPath(new URL("../helpers/parquet-task.ts", import.meta.url))).href;
@@ -85,7 +85,10 @@ describe("bad inputs", () => {
       ]);
       expect(r.stderr).toMatch(message);
       expect(r.code).toBe(exit);
-      expect(await snapshot(store)).toEqual(before);
+      const after = await snapshot(store);
+      expect(published(after)).toEqual(published(before));
+      // A refused run (exit 1) records why, for ls and show; nothing else is written.
+      if (exit === 1) expect(Object.keys(after)).toContain("refusals/bad/region=r1/date=2026-01-04.json");
     }, 60_000);
   }
 

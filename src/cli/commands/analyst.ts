@@ -11,6 +11,8 @@ import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
 import { CONFIG_DEFAULT, CONFIG_HELP, openReading, unknownDataset, UsageError } from "../context.js";
 import { bytesSince } from "../../manifest/bytes-since.js";
+import { refusalOf, refusalsOf, stillRefused } from "../../manifest/refusal.js";
+import type { Manifest } from "../../manifest/types.js";
 import { manifestPrefix, NAME, nameShown } from "../../manifest/layout.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -154,6 +156,13 @@ export function registerAnalyst(program: Command): void {
       const parts = scanned.partitions.sort((a, b) =>
         a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
       );
+      // The last refused run of a partition, while its manifest still holds what it held then (issue 27 item 5).
+      const refusals = await refusalsOf(ds.store, ds.name);
+      const refusedOf = (region: string, date: string, m: Manifest | undefined) => {
+        const r = refusals.get(`${region}/${date}`);
+        refusals.delete(`${region}/${date}`);
+        return r && stillRefused(r, m) ? { at: r.at, key: r.key, run_id: r.run_id, message: r.message } : null;
+      };
       const rows = parts.map((p) => {
         const since = bytesSince(p.manifest);
         return {
@@ -166,15 +175,36 @@ export function registerAnalyst(program: Command): void {
           promoted_at: p.manifest.current?.promoted_at ?? null,
           changed_at: since?.changedAt ?? null,
           changes: p.manifest.current?.changes?.counts ?? null,
+          refused: refusedOf(p.region, p.date, p.manifest),
         };
       });
+      // Partitions refused before any version was promoted have no manifest: listed from their refusal alone.
+      for (const r of refusals.values())
+        rows.push({
+          region: r.region,
+          date: r.logical_date,
+          status: "empty",
+          rows: 0,
+          key: null,
+          promoted_at: null,
+          changed_at: null,
+          changes: null,
+          refused: refusedOf(r.region, r.logical_date, undefined),
+        });
+      rows.sort((a, b) => (a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1));
       if (opts.json) printJson(rows);
       else {
         // A header, so that 29 reads as rows (issue 27 item 8); --json is the form for scripts. changed_at is
         // when the bytes last changed: a rekey moves promoted_at, not the data.
         if (rows.length) out("region\tdate\tstatus\trows\tkey\tchanged_at\n");
         for (const r of rows)
-          out(`${r.region}\t${r.date}\t${r.status}\t${r.rows}\t${r.key ?? "-"}\t${r.changed_at ?? "-"}\n`);
+          out(
+            `${r.region}\t${r.date}\t${r.status}${r.refused ? ", refused" : ""}\t${r.rows}\t${r.key ?? "-"}\t${r.changed_at ?? "-"}\n`,
+          );
+        for (const r of rows.filter((x) => x.refused))
+          err(
+            `georefresh: ${r.region} ${r.date}: the last run (${r.refused?.at}) was refused, so ${r.key ? "the version above is still current" : "nothing is published"}: ${r.refused?.message}\n`,
+          );
       }
       reportProblems(scanned.problems);
     }),
@@ -201,8 +231,19 @@ export function registerAnalyst(program: Command): void {
         return;
       }
       const m = await ds.manifest(opts.region as string, which(opts));
-      const view = opts.history ? m : { ...m, history: `${m.history.length} earlier versions (--history to show)` };
-      printJson(view);
+      const history = opts.history ? m.history : `${m.history.length} earlier versions (--history to show)`;
+      const r = await refusalOf(ds.store, {
+        dataset: name,
+        region: m.partition.region,
+        date: m.partition.logical_date,
+      });
+      const refused =
+        r && stillRefused(r, m) ? { at: r.at, key: r.key, run_id: r.run_id, message: r.message } : undefined;
+      printJson({ ...m, history, ...(refused ? { last_refusal: refused } : {}) });
+      if (refused)
+        err(
+          `georefresh: the last run (${refused.at}) was refused, so the version above is still current: ${refused.message}\n`,
+        );
     }),
   );
 

@@ -221,7 +221,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
         out(
           `${only.partition.dataset} ${only.partition.region} ${only.partition.date}: ${only.outcome}: ${only.message}\n`,
         );
-      if (!json && summary.snapshot && "skipped" in summary.snapshot && finishedAll(summary))
+      if (!json && !shard && summary.snapshot && "skipped" in summary.snapshot && startedAll(summary))
         err(`georefresh: no snapshot committed: ${summary.snapshot.skipped}\n`);
       process.exitCode = code;
     } finally {
@@ -348,7 +348,10 @@ function partitionSettings(flags: PartitionFlags): PartitionSettings {
   return { maxMemory: flags.maxMemory, overridePlausibility: flags.overridePlausibility };
 }
 
-/** Whether the run got as far as committing: a snapshot skipped for any other reason is worth a warning. */
-function finishedAll(s: BackfillSummary): boolean {
-  return !s.notStarted && s.counts.failed + s.counts.invalid === 0 && s.results.length === s.total;
+/**
+ * Whether every partition ran: then a snapshot skipped (refused or failed partitions, a shard, a commit that
+ * failed) is said with its reason. An interrupted run says so in its summary instead.
+ */
+function startedAll(s: BackfillSummary): boolean {
+  return !s.notStarted && s.results.length === s.total;
 }
