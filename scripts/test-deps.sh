@@ -42,3 +42,10 @@ if ! "$venv/bin/python" -c "import geopandas, pyarrow, pyogrio, shapely" 2>/dev/
   rm -f "$log"
   "$venv/bin/python" -c "import geopandas, pyarrow, pyogrio, shapely"
 fi
+
+# Argo Workflows' object model (test/infra/manifests.test.ts validates infra/argo with it), installed apart from the
+# root package: its only release declares Node >= 22, and would make every `npm ci` on Node 20 warn. It runs here.
+argo="$(dirname "$0")/../test/argo-models"
+if [ ! -f "$argo/node_modules/@kubernetes-models/argo-workflows/package.json" ]; then
+  npm ci --prefix "$argo" --no-audit --no-fund --loglevel=error >/dev/null
+fi

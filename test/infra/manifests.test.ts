@@ -1,17 +1,17 @@
 /**
  * The engine manifests under infra/, checked against the engines' real object models (no cluster runs here):
- * kubernetes-models and @kubernetes-models/argo-workflows validate them as the API server's schemas would
+ * kubernetes-models and @kubernetes-models/argo-workflows (installed apart, in test/argo-models, by
+ * scripts/test-deps.sh: it declares Node ≥ 22) validate them as the API server's schemas would
  * (types, enums, required fields), their TypeScript types catch unknown fields, and the AWS SDK's input types
  * check the Batch documents. Then the facts that tie them to georefresh: the exit codes they retry or fail on come
  * from the CLI's exit-code table, shard counts agree, time zones agree, and every container's arguments are
  * accepted by the real CLI with the config they mount.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { WorkflowTemplate } from "@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/WorkflowTemplate";
 import hcl from "hcl2-parser";
 import { CronJob } from "kubernetes-models/batch/v1/CronJob";
 import { Job } from "kubernetes-models/batch/v1/Job";
@@ -26,6 +26,16 @@ import { VERSIONS, writePoints } from "../helpers/points-task.js";
 import { typecheck } from "../helpers/typecheck.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
+/** Argo's WorkflowTemplate model, from its own install (test/argo-models/package.json says why). */
+const ARGO_MODEL = join(
+  REPO,
+  "test/argo-models/node_modules/@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/WorkflowTemplate.js",
+);
+if (!existsSync(ARGO_MODEL))
+  throw new Error(`${ARGO_MODEL} is missing: run bash scripts/test-deps.sh (it installs Argo's object model)`);
+const { WorkflowTemplate } = (await import(pathToFileURL(ARGO_MODEL).href)) as {
+  WorkflowTemplate: new (doc: never) => { validate(): void };
+};
 const INFRA = join(REPO, "infra");
 /** Codes a retry cannot fix: validation or plausibility refused it, wrong arguments, a store unusable as set up. */
 const PERMANENT = [OUTCOME_EXIT.invalid, EXIT.usage, EXIT.store].sort();
@@ -55,7 +65,7 @@ const MODELS: Record<string, { model: new (d: Doc) => { validate(): void }; from
   Job: { model: Job as never, from: "kubernetes-models/batch/v1/Job", type: "IJob" },
   WorkflowTemplate: {
     model: WorkflowTemplate as never,
-    from: "@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/WorkflowTemplate",
+    from: ARGO_MODEL,
     type: "IWorkflowTemplate",
   },
 };
