@@ -26,13 +26,18 @@ export function progressBar(
   return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${tally} (${rate.toFixed(1)}/s${left})`;
 }
 
+/** Without a terminal, a progress line at most this often (CI logs, array jobs): a 168-partition no-op prints none. */
+export const PROGRESS_EVERY_MS = 15_000;
+
 /**
- * Progress on stderr: a live bar on a terminal, one line per partition otherwise (CI logs, array jobs). Quiet
- * for a single partition unless something went wrong. The wall clock here is only ever shown, never stored.
+ * Progress on stderr: a live bar on a terminal. Otherwise (CI logs, array jobs) a progress line every
+ * `everyMs`, and a line per partition only for what went wrong, or for every partition with `verbose`. Quiet for
+ * a single partition unless something went wrong. The wall clock here is only ever shown, never stored.
  */
 export function progressReporter(
   json: boolean,
   quiet = false,
+  { verbose = false, everyMs = PROGRESS_EVERY_MS }: { verbose?: boolean; everyMs?: number } = {},
 ): {
   onResult: (r: RefreshResult, done: number, total: number) => void;
   end: () => void;
@@ -41,6 +46,7 @@ export function progressReporter(
   const counts: Partial<Record<Outcome, number>> = {};
   const started = Date.now();
   let open = false; // a bar is on screen without its newline
+  let lastLine = started;
   return {
     onResult(r, done, total) {
       counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
@@ -51,10 +57,13 @@ export function progressReporter(
         err(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
         open = done !== total;
         if (!open) err("\n");
-      } else if (!json && ((total > 1 && !quiet) || bad)) {
+      } else if (!json && (bad || (verbose && total > 1 && !quiet))) {
         err(
           `${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`,
         );
+      } else if (!json && !quiet && total > 1 && done < total && Date.now() - lastLine >= everyMs) {
+        lastLine = Date.now();
+        err(`progress: ${progressBar(done, total, counts, lastLine - started, 20)}\n`);
       }
     },
     // An interrupted run stops mid-bar: end the line so the summary starts on its own.

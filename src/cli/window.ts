@@ -42,6 +42,28 @@ export function windowEnd(opts: WindowOptions, env: Record<string, string | unde
   return logicalDateAt(scheduledInstant(env), opts.timeZone, opts.lag);
 }
 
+/**
+ * A warning when the window's last logical date has not ended yet (its day, or its month for a monthly dataset,
+ * runs to today or later, in UTC): its data may still change. The wall clock is only shown here, never stored.
+ */
+export function unfinishedDateWarning(
+  flag: string,
+  last: string,
+  cadence: "daily" | "monthly",
+  today = new Date().toISOString().slice(0, 10),
+): string | undefined {
+  const ends = cadence === "monthly" ? lastDayOfMonth(last) : last;
+  if (ends < today) return undefined;
+  const period = cadence === "monthly" ? `its month ends ${ends}` : "its day";
+  return `georefresh: warning: ${flag} ${last} has not ended yet (today is ${today} UTC; ${period}): its data may still change, so refresh it again once it has ended\n`;
+}
+
+function lastDayOfMonth(date: string): string {
+  const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + 1, 0);
+  return d.toISOString().slice(0, 10);
+}
+
 /** `--from`, or the first of the `--trailing N` logical dates up to `--to`: exactly one of them. */
 export function windowStart(opts: WindowOptions & { to: string }, cadence: "daily" | "monthly"): string {
   if ((opts.from === undefined) === (opts.trailing === undefined))

@@ -68,6 +68,24 @@ describe("run and backfill say what they did in one line, and nothing with --qui
       "--quiet",
     ]);
     expect([backfill.code, backfill.stdout, backfill.stderr]).toEqual([0, "", ""]);
+    // Without a terminal a no-op backfill prints its summary, not a line per partition; --verbose prints those.
+    const window = ["backfill", "--dataset", "us-counties", "--regions", "RI", "--from", "2026-01-01"];
+    const plain = await runCli([...window, "--to", "2026-02-28", "--store", store]);
+    expect([plain.code, plain.stdout, plain.stderr]).toEqual([
+      0,
+      expect.stringMatching(/^us-counties: 2 partitions: 2 unchanged; snapshot [0-9a-f]{16}\n$/),
+      "",
+    ]);
+    const verbose = await runCli([...window, "--to", "2026-02-28", "--store", store, "--verbose"]);
+    expect(verbose.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^1\/2 unchanged us-counties RI 2026-0[12]-01: /),
+      expect.stringMatching(/^2\/2 unchanged us-counties RI 2026-0[12]-01: /),
+    ]);
+    // A window whose last date has not ended is warned about (the dry run writes nothing).
+    const future = await runCli([...window, "--to", "2099-01-31", "--store", store, "--dry-run"]);
+    expect(future.stderr).toMatch(
+      /^georefresh: warning: --to 2099-01-31 has not ended yet \(today is \d{4}-\d{2}-\d{2} UTC; its month ends 2099-01-31\): its data may still change/,
+    );
     // ls names its columns.
     const ls = await runCli(["ls", "us-counties", "--store", store]);
     expect(ls.stdout.split("\n")[0]).toBe("region\tdate\tstatus\trows\tkey\tchanged_at");

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { formatDuration, progressBar } from "../../src/cli/progress.js";
+import { describe, expect, it, vi } from "vitest";
+import { formatDuration, progressBar, progressReporter } from "../../src/cli/progress.js";
+import { unfinishedDateWarning } from "../../src/cli/window.js";
+import type { RefreshResult } from "../../src/protocol/refresh.js";
 
 describe("progress bar", () => {
   it("shows fill, counts, outcomes, rate and the time left at that rate", () => {
@@ -25,5 +27,66 @@ describe("progress bar", () => {
       "1h00m",
       "3h07m",
     ]);
+  });
+});
+
+describe("progress without a terminal", () => {
+  const result = (i: number, outcome: RefreshResult["outcome"]): RefreshResult => ({
+    partition: { dataset: "d", region: `r${i}`, date: "2026-01-01" },
+    outcome,
+    runId: "x",
+    message: outcome === "invalid" ? "refused: too few rows" : "ok",
+  });
+  const lines = (everyMs: number, verbose: boolean) => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const tty = process.stderr.isTTY;
+    process.stderr.isTTY = false;
+    try {
+      const p = progressReporter(false, false, { verbose, everyMs });
+      ["unchanged", "unchanged", "invalid", "promoted"].forEach((o, i) =>
+        p.onResult(result(i, o as RefreshResult["outcome"]), i + 1, 4),
+      );
+      p.end();
+    } finally {
+      spy.mockRestore();
+      process.stderr.isTTY = tty;
+    }
+    return written.join("").trim().split("\n");
+  };
+
+  it("says what went wrong at once, and otherwise only how far it got, at most every everyMs", () => {
+    expect(lines(3_600_000, false)).toEqual(["3/4 invalid d r2 2026-01-01: refused: too few rows"]);
+    const every = lines(0, false);
+    expect(every).toEqual([
+      expect.stringMatching(/^progress: \[#####\.+\] 1\/4 unchanged 1 /),
+      expect.stringMatching(/^progress: \[#{10}\.+\] 2\/4 unchanged 2 /),
+      "3/4 invalid d r2 2026-01-01: refused: too few rows",
+    ]);
+  });
+
+  it("with verbose, a line per partition", () => {
+    expect(lines(3_600_000, true)).toEqual([
+      "1/4 unchanged d r0 2026-01-01: ok",
+      "2/4 unchanged d r1 2026-01-01: ok",
+      "3/4 invalid d r2 2026-01-01: refused: too few rows",
+      "4/4 promoted d r3 2026-01-01: ok",
+    ]);
+  });
+});
+
+describe("a window that has not ended", () => {
+  it("is warned about: a day up to today, a month up to its last day", () => {
+    expect(unfinishedDateWarning("--to", "2026-12-01", "daily", "2026-12-02")).toBeUndefined();
+    expect(unfinishedDateWarning("--to", "2026-12-02", "daily", "2026-12-02")).toMatch(
+      /--to 2026-12-02 has not ended yet \(today is 2026-12-02 UTC; its day\)/,
+    );
+    expect(unfinishedDateWarning("--date", "2026-12-01", "monthly", "2026-12-02")).toMatch(
+      /--date 2026-12-01 has not ended yet \(today is 2026-12-02 UTC; its month ends 2026-12-31\)/,
+    );
+    expect(unfinishedDateWarning("--to", "2026-11-01", "monthly", "2026-12-01")).toBeUndefined();
   });
 });

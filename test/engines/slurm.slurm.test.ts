@@ -118,7 +118,8 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
     });
     expect(clean.counts.promoted).toBe(36);
 
-    const args = ["--dataset", "k", ...RANGE, "--config", join(dir, "config.json")];
+    // --verbose: a line per partition in the job's log, which is how the test sees how far a task got.
+    const args = ["--dataset", "k", ...RANGE, "--verbose", "--config", join(dir, "config.json")];
     const log = (job: string, index: number) => join(dir, `backfill-${job}_${index}.log`);
     const out = ["--output", join(dir, "backfill-%A_%a.log"), "--chdir", REPO];
     const job = slurm("sbatch", [

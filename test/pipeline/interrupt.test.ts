@@ -56,6 +56,7 @@ describe("interrupting a backfill", () => {
         RANGE.to,
         "--workers",
         "0",
+        "--verbose", // a line per partition on stderr: how the test knows how far it got
         "--config",
         join(dir, "config.json"),
       ],

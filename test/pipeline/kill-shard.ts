@@ -75,6 +75,7 @@ export function describeKillShard(backend: Backend): void {
         shard,
         "--workers",
         "0",
+        "--verbose", // a line per partition on stderr: how the test knows how far it got
         "--config",
         join(dir, "config.json"),
       ];

@@ -72,6 +72,7 @@ export function describeKills(backend: Backend, trials = 10, part = "", startupK
               RANGE.from,
               "--to",
               RANGE.to,
+              "--verbose", // a line per partition on stderr: how the test knows how far it got
               "--config",
               join(dir, "config.json"),
             ],

@@ -19,7 +19,7 @@ import { EXIT, EXIT_CODE, exitCodesHelp, storeExit, worstExit } from "../exit-co
 import { err, out, printJson, reportError } from "../output.js";
 import { progressReporter } from "../progress.js";
 import { groupPlans } from "../plan-report.js";
-import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
+import { regionsOf, unfinishedDateWarning, windowEnd, windowOptions, windowStart } from "../window.js";
 import type { WindowOptions } from "../window.js";
 
 interface BackfillCliOptions extends CommonOptions, WindowOptions, PartitionFlags {
@@ -36,6 +36,8 @@ interface BackfillCliOptions extends CommonOptions, WindowOptions, PartitionFlag
   dryRun?: boolean;
   /** Print nothing on success: no outcome line, no summary (errors still go to stderr). */
   quiet?: boolean;
+  /** Without a terminal, a line per partition on stderr (else periodic progress and the problems only). */
+  verbose?: boolean;
 }
 
 const OUTCOME_HELP = `
@@ -142,10 +144,12 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
     const { task, ref, params } = datasetOf(config, cli.dataset);
     const to = windowEnd(cli);
     const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
+    const unfinished = unfinishedDateWarning(single ? "--date" : "--to", to, task.cadence);
+    if (unfinished && !json) err(unfinished);
     if (opts.listShards !== undefined) return await listShards(opts, task);
     const shard = shardOf(opts);
     const store = await loadStore(config.store);
-    const progress = progressReporter(json, Boolean(cli.quiet));
+    const progress = progressReporter(json, Boolean(cli.quiet), { verbose: Boolean(cli.verbose) });
     try {
       if (opts.dryRun) {
         const planned = await planBackfill({
@@ -282,6 +286,10 @@ export function registerRun(program: Command): void {
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
     .option("--quiet", "print nothing on success (errors still go to stderr)")
+    .option(
+      "--verbose",
+      "without a terminal, a line per partition on stderr (by default: progress every 15 s, and the partitions that went wrong)",
+    )
     .addHelpText(
       "after",
       `${OUTCOME_HELP}\n\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
