@@ -6,6 +6,14 @@ import { EXIT, exitCodesHelp } from "./exit-codes.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
+/** `--help` marks the options a command cannot run without (commander lists them like any other). */
+function markRequired(command: Command): void {
+  for (const option of command.options)
+    if (option.mandatory && !option.description.endsWith("(required)"))
+      option.description = `${option.description} (required)`;
+  for (const sub of command.commands) markRequired(sub);
+}
+
 /**
  * Runs one georefresh command line (the arguments after the program name) and returns its exit code. Only the
  * command being run is loaded (with `help <command>`, that one): its module registers it in full. Without one,
@@ -30,6 +38,7 @@ export async function runCommandLine(args: readonly string[]): Promise<number> {
     name !== undefined && Object.hasOwn(COMMANDS, name);
   if (isCommand(named)) (await COMMANDS[named].register())(program);
   else for (const [name, { description }] of Object.entries(COMMANDS)) program.command(name).description(description);
+  for (const command of program.commands) markRequired(command);
 
   const before = process.exitCode;
   process.exitCode = undefined;

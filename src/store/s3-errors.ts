@@ -83,6 +83,12 @@ export function toStoreError(
   const name = e.name && e.name !== "Error" ? e.name : (e.code ?? e.name ?? "Error");
   const detail = `${name}${status ? ` (HTTP ${status})` : ""}`;
   const opts = { key: ctx.key, cause: error };
+  // Nothing was refused: the SDK's chain found no credentials to send (issue 27 item 8).
+  if (name === "CredentialsProviderError")
+    return new AccessDeniedError(
+      `${what}: no AWS credentials were found (the SDK looked in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, web identity, and the container or instance role). Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE`,
+      opts,
+    );
   switch (classify(error, false)) {
     case "access":
       return new AccessDeniedError(

@@ -215,4 +215,35 @@ describe("run and backfill say what they did in one line, and nothing with --qui
       rmSync(away, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("S3 with no credentials anywhere says none were found, not that the store refused them", async () => {
+    const none = "/nonexistent/georefresh-aws";
+    const r = await spawnCli(
+      ["ls", "us-counties", "--store", "s3://some-bucket?endpoint=http://127.0.0.1:9&region=us-east-1"],
+      {
+        AWS_ACCESS_KEY_ID: "",
+        AWS_SECRET_ACCESS_KEY: "",
+        AWS_SESSION_TOKEN: "",
+        AWS_PROFILE: "",
+        AWS_SHARED_CREDENTIALS_FILE: none,
+        AWS_CONFIG_FILE: none,
+        AWS_WEB_IDENTITY_TOKEN_FILE: "",
+        AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: "",
+        AWS_CONTAINER_CREDENTIALS_FULL_URI: "",
+        AWS_EC2_METADATA_DISABLED: "true",
+      },
+    );
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/no AWS credentials were found \(the SDK looked in AWS_ACCESS_KEY_ID/);
+    expect(r.stderr).not.toMatch(/refused/);
+  }, 60_000);
+
+  it("--help marks the options a command cannot run without", async () => {
+    const help = await runCli(["run", "--help"]);
+    expect(help.stdout).toMatch(/--dataset <name> +dataset from the config \(required\)\n/);
+    expect(help.stdout).toMatch(/--date <date> +logical date, YYYY-MM-DD \(required\)\n/);
+    expect(help.stdout).not.toMatch(/--store <url>.*\(required\)/);
+    const show = await runCli(["show", "--help"]);
+    expect(show.stdout).toMatch(/--region <region> +the region \(required\)\n/);
+  });
 });

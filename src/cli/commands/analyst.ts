@@ -217,7 +217,7 @@ export function registerAnalyst(program: Command): void {
           .command("show")
           .description(DESCRIPTIONS.show)
           .argument("<dataset>")
-          .requiredOption("--region <region>")
+          .requiredOption("--region <region>", "the region")
           .option("--date <date>", "logical date"),
       ),
       "the region's latest logical date",

@@ -19,7 +19,7 @@ export function registerVerify(program: Command): void {
     .command("verify")
     .description(DESCRIPTIONS.verify)
     .argument("<dataset>")
-    .requiredOption("--region <region>")
+    .requiredOption("--region <region>", "the region to re-run")
     .requiredOption("--date <date>", "logical date")
     .option("--config <path>", CONFIG_HELP, "georefresh.config.json")
     .option("--store <url>", "override the config's store")
