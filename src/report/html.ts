@@ -1,5 +1,7 @@
 import type { CellState, ReportModel } from "./model.js";
-import { esc, mapSvg, sparkline } from "./svg.js";
+import { mapSvg } from "./map.js";
+import type { Footprint } from "./model.js";
+import { esc, sparkline } from "./svg.js";
 
 /** The state colours (shared by the legend, the cells and the tests). */
 export const STATE_COLOURS: Record<CellState, string> = {
@@ -48,13 +50,50 @@ ${Object.entries(STATE_COLOURS)
   .join("")}
 .trend{padding-left:12px}.grid .head.trend-head{writing-mode:horizontal-tb;transform:none;height:auto;padding-left:12px;align-self:end}
 .spark polyline{fill:none;stroke:#0969da;stroke-width:1.5}
-.map{border:1px solid #d0d7de;background:#f6f8fa;max-width:100%;height:auto}
-.map .footprint{stroke-width:0.5}.map .bbox{fill:none;stroke:#57606a;stroke-dasharray:3 2;stroke-width:0.8}
+.map{border:1px solid #d0d7de;background:#f6f8fa;max-width:100%;height:auto;font-size:10px}
+.map .footprint{stroke:#1f2328;stroke-opacity:.35;stroke-width:.4;fill-opacity:.8}
+.map .grid{fill:none;stroke:#8c959f;stroke-opacity:.45;stroke-width:.6}.map text{fill:#57606a}
+.map .scale path{fill:none;stroke:#1f2328;stroke-width:1.5}.map .scale text{fill:#1f2328;font-size:11px}
+.map .inset-frame{fill:#fff;stroke:#d0d7de}
 .empty{color:#57606a}
 `;
 
+/**
+ * How the map colours a region: the state of the partition drawn (its latest current one, or refused since), and
+ * for a keyed dataset the change step of that promotion where any key changed. The legend says which is which.
+ */
+function mapStyle(model: ReportModel): { style: Parameters<typeof mapSvg>[1]; legend: string } {
+  const cellOf = (fp: Footprint) => model.cells.get(`${fp.region}/${fp.date}`);
+  const colourOf = (fp: Footprint) => {
+    const c = cellOf(fp);
+    const step = c?.changes ? changeStep(c.changes) : 0;
+    return step > 0 ? (CHANGE_STEPS[step]?.colour as string) : STATE_COLOURS[c?.state ?? "current"];
+  };
+  const used = new Map<string, string>();
+  for (const fp of model.footprints) {
+    const c = cellOf(fp);
+    const step = c?.changes ? changeStep(c.changes) : 0;
+    used.set(colourOf(fp), step > 0 ? `changed: ${CHANGE_STEPS[step]?.label}` : (c?.state ?? "current"));
+  }
+  const legend = [...used]
+    .map(([colour, label]) => `<span><i style="background:${colour}"></i>${esc(label)}</span>`)
+    .join("");
+  return {
+    style: {
+      fill: colourOf,
+      title: (fp) => {
+        const c = cellOf(fp);
+        const rows = c?.rows !== undefined ? `, ${c.rows.toLocaleString("en-US")} rows` : "";
+        return `${fp.region} ${fp.date}: ${c?.state ?? "current"}${rows}`;
+      },
+    },
+    legend: `<div class="legend" id="map-legend">map: ${legend}<span>boxes below the map: regions far from the rest, each at its own scale</span></div>`,
+  };
+}
+
 /** One self-contained HTML page: inline CSS and SVG, no script, nothing fetched when it is opened. */
 export function renderReport(model: ReportModel): string {
+  const map = mapStyle(model);
   const counts = new Map<CellState, number>();
   for (const c of model.cells.values()) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
   const legend = (Object.keys(STATE_COLOURS) as CellState[])
@@ -118,8 +157,9 @@ export function renderReport(model: ReportModel): string {
 <body>
 <h1>${esc(model.dataset)}</h1>
 <p class="sub">${model.regions.length} regions × ${model.dates.length} logical dates (${span}), as the manifests say</p>
-<h2>Current footprints (latest date of each region)</h2>
-${mapSvg(model.footprints)}
+<h2>Current footprints (latest date of each region; equal-area)</h2>
+${mapSvg(model.footprints, map.style)}
+${model.footprints.length ? map.legend : ""}
 <h2>Partitions, with rows and area over logical dates</h2>
 <div class="legend">${legend}</div>
 ${changeLegend}

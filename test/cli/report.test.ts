@@ -115,7 +115,31 @@ describe("georefresh report", () => {
       );
       expect(paths).toHaveLength(drawn.length);
       for (const d of paths) expect(d.match(/M/g)?.length ?? 0).toBeGreaterThanOrEqual(12); // a square per point
-      expect(await page.locator("svg.map rect.bbox").count()).toBe(drawn.length);
+      // Each region is filled in the colour of the state of the partition drawn (north's latest is overridden).
+      const fills = await page.$$eval("svg.map g.region", (els) =>
+        els.map((e) => ({
+          key: `${e.getAttribute("data-region")}/${e.getAttribute("data-date")}`,
+          fill: e.querySelector("path")?.getAttribute("fill"),
+        })),
+      );
+      expect(fills.map((f) => f.key).sort()).toEqual(
+        drawn
+          .map(
+            (r) =>
+              `${r}/${[...DATES].reverse().find((d) => ["current", "overridden"].includes(expected.get(`${r}/${d}`) as string))}`,
+          )
+          .sort(),
+      );
+      for (const f of fills)
+        expect(f.fill, f.key).toBe(STATE_COLOURS[expected.get(f.key) as keyof typeof STATE_COLOURS]);
+      expect(fills.some((f) => expected.get(f.key) === "overridden")).toBe(true);
+      const legend = await page.locator("#map-legend").innerText();
+      expect(legend).toMatch(/current/);
+      expect(legend).toMatch(/overridden/);
+      // A scale bar of a round length, and a graticule; no bbox outlines (the old map's dashed edges).
+      expect(Number(await page.locator("svg.map g.scale").getAttribute("data-metres"))).toBeGreaterThan(0);
+      expect(await page.locator("svg.map g.graticule path.grid").count()).toBe(1);
+      expect(await page.locator("svg.map rect.bbox").count()).toBe(0);
       expect(await page.locator("#status .trend svg polyline").count()).toBeGreaterThanOrEqual(4);
       expect(requests).toEqual([pathToFileURL(html).href]);
       mkdirSync(OUTPUT, { recursive: true });
