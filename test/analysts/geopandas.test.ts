@@ -167,6 +167,27 @@ describe("GeoPandas reads what georefresh writes", () => {
       expect(table.numRows).toBe(features.features.length);
     });
 
+    it("read --format geojson gives lon/lat (RFC 7946), not the stored EPSG:26913", async () => {
+      type Fc = { features: { properties: { parcel_id: string }; geometry: { coordinates: unknown } | null }[] };
+      const positions = (c: unknown): number[][] =>
+        !Array.isArray(c) ? [] : typeof c[0] === "number" ? [c as number[]] : c.flatMap(positions);
+      const feed = JSON.parse(readFileSync(join(dir, "source", "parcels-base.geojson"), "utf8")) as Fc;
+      const read = await runCliHere(["read", "parcels", "--region", "weld", "--latest-date", "--config", config()]);
+      expect(read.code, read.stderr).toBe(0);
+      const got = JSON.parse(read.stdout) as Fc;
+      expect(got.features).toHaveLength(feed.features.length);
+      const byId = new Map(got.features.map((f) => [f.properties.parcel_id, positions(f.geometry?.coordinates)]));
+      for (const f of feed.features) {
+        const out = byId.get(f.properties.parcel_id) ?? [];
+        // Every vertex, to within a micro-degree after EPSG:26913 and back.
+        for (const [x, y] of positions(f.geometry?.coordinates))
+          expect(
+            out.some(([a, b]) => Math.abs(a! - x!) < 1e-6 && Math.abs(b! - y!) < 1e-6),
+            f.properties.parcel_id,
+          ).toBe(true);
+      }
+    });
+
     it("pyogrio (GDAL) reads the GeoPackage the sink writes: same rows, geometries and CRS", async () => {
       const gpkg = join(dir, "parcels.gpkg");
       const sink = await runCliHere(["sink", "parcels", "--to", gpkg, "--config", config()]);

@@ -5,6 +5,8 @@ import { DESCRIPTIONS } from "../descriptions.js";
 import { parseBbox } from "../../geo/bbox.js";
 import { parseInstant } from "../../calendar/calendar.js";
 import { decodeWkb } from "../../geo/wkb.js";
+import { crsFromCode, CRS84_CRS, reproject } from "../../geo/crs.js";
+import type { Crs } from "../../geo/crs.js";
 import { openDataset } from "../../views/reader.js";
 import { loadScheme } from "../../store/backends.js";
 import type { Table } from "apache-arrow";
@@ -278,7 +280,11 @@ export function registerAnalyst(program: Command): void {
             .argument("<dataset>")
             .option("--region <region>")
             .option("--date <date>", "logical date")
-            .option("--format <format>", "geojson | ndjson | parquet", "geojson")
+            .option(
+              "--format <format>",
+              "geojson | ndjson (lon/lat, OGC:CRS84, as RFC 7946 says) | parquet (the artifact as stored)",
+              "geojson",
+            )
             .option("--out <file>", "write to a file instead of stdout"),
         ),
         "the latest logical date (of each region, with a selection)",
@@ -300,7 +306,7 @@ export function registerAnalyst(program: Command): void {
           "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
         );
       let payload: Uint8Array | string = "";
-      const tables: { table: Table; from?: { region: string; date: string } }[] = [];
+      const tables: { table: Table; crs: string; from?: { region: string; date: string } }[] = [];
       if (!many && !opts.snapshot && !opts.asOf) {
         // One partition of the current view: straight through its manifest, whose own errors then speak.
         const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
@@ -310,6 +316,7 @@ export function registerAnalyst(program: Command): void {
             table: (
               await (await import("../../geoparquet/read.js")).readGeoParquet(bytes, ds.store.locate(entry.artifact))
             ).table,
+            crs: entry.crs,
           });
       } else {
         const view = await viewOf(ds, opts);
@@ -318,12 +325,15 @@ export function registerAnalyst(program: Command): void {
           : [view.find(opts.region as string, which(opts))];
         if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
         // Rows of many partitions say which partition they came from.
-        else for (const p of parts) tables.push({ table: await view.read(p), ...(many ? { from: p } : {}) });
+        else
+          for (const p of parts)
+            tables.push({ table: await view.read(p), crs: p.entry.crs, ...(many ? { from: p } : {}) });
         if (many && !parts.length) err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
       }
       if (format !== "parquet") {
-        const features = tables.flatMap(({ table, from }) =>
-          featuresOf(table, from && { region: from.region, date: from.date }),
+        // GeoJSON is lon/lat (RFC 7946): a dataset stored in a projected CRS is reprojected on the way out.
+        const features = tables.flatMap(({ table, crs, from }) =>
+          featuresOf(table, from && { region: from.region, date: from.date }, crsFromCode(crs)),
         );
         payload =
           format === "ndjson"
@@ -341,7 +351,11 @@ export function registerAnalyst(program: Command): void {
  * A table's rows as GeoJSON features; with `partition`, each also says its region and logical date (`region`,
  * `date`), unless the rows carry columns of those names, whose values then stay.
  */
-export function featuresOf(table: Table, partition?: { region: string; date: string }): unknown[] {
+export function featuresOf(
+  table: Table,
+  partition?: { region: string; date: string },
+  crs: Crs = CRS84_CRS,
+): unknown[] {
   const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
   return Array.from({ length: table.numRows }, (_, i) => ({
     type: "Feature",
@@ -349,7 +363,7 @@ export function featuresOf(table: Table, partition?: { region: string; date: str
       ...(partition ?? {}),
       ...Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
     },
-    geometry: decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i),
+    geometry: reproject(decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i), crs, CRS84_CRS),
   }));
 }
 
