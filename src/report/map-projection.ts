@@ -24,26 +24,34 @@ export function centreOf(geometries: readonly Geometry[]): [number, number] {
 /** `lon` as a longitude within 180° of `ref`, so a group across the antimeridian is one interval. */
 export const near = (lon: number, ref: number) => ((((lon - ref + 540) % 360) + 360) % 360) - 180 + ref;
 
+/** Centres closer than this (great-circle degrees) share a map: Florida stays with Georgia, Puerto Rico goes apart. */
+const LINK_DEGREES = 10;
+
 /**
- * The main map and the insets: regions whose centres lie within the middle 60 % of the others (by longitude and
- * latitude, widened by half that range and at least 5°) share the main map; each far-flung one (Alaska, Hawaii,
- * Guam beside the lower 48) gets an inset, so none shrinks the rest to a speck and none is dropped.
+ * The main map and the insets: centres closer than LINK_DEGREES to any other of a group join it (single linkage);
+ * the largest group is the main map and each other group (Alaska; Hawaii; Guam with the Northern Marianas beside
+ * the lower 48) gets an inset, so none shrinks the rest to a speck and none is dropped.
  */
-export function groupFootprints(footprints: readonly Footprint[]): { main: Footprint[]; insets: Footprint[] } {
-  if (footprints.length <= 2) return { main: [...footprints], insets: [] };
+export function groupFootprints(footprints: readonly Footprint[]): { main: Footprint[]; insets: Footprint[][] } {
   const centres = footprints.map((f) => centreOf(f.geometries));
-  const ref = meanLongitude(centres.map((c) => c[0]));
-  const lons = centres.map((c) => near(c[0], ref));
-  const lats = centres.map((c) => c[1]);
-  const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))] as number;
-  const [lo0, lo1, la0, la1] = [q(lons, 0.2), q(lons, 0.8), q(lats, 0.2), q(lats, 0.8)];
-  const padX = Math.max((lo1 - lo0) / 2, 5);
-  const padY = Math.max((la1 - la0) / 2, 5);
-  const inMain = footprints.map((_, i) => {
-    const [x, y] = [lons[i] as number, lats[i] as number];
-    return x >= lo0 - padX && x <= lo1 + padX && y >= la0 - padY && y <= la1 + padY;
-  });
-  return { main: footprints.filter((_, i) => inMain[i]), insets: footprints.filter((_, i) => !inMain[i]) };
+  const group = footprints.map((_, i) => i);
+  const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
+  for (let a = 0; a < centres.length; a++)
+    for (let b = a + 1; b < centres.length; b++)
+      if (arcDegrees(centres[a] as [number, number], centres[b] as [number, number]) < LINK_DEGREES)
+        group[root(a)] = root(b);
+  const groups = new Map<number, Footprint[]>();
+  footprints.forEach((f, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), f]));
+  // The largest group is the main map; ties go to the one listed first, so the layout does not depend on chance.
+  const sorted = [...groups.values()].sort((a, b) => b.length - a.length);
+  return { main: sorted[0] ?? [], insets: sorted.slice(1) };
+}
+
+/** The great-circle distance between two lon/lat points, in degrees. */
+function arcDegrees([x1, y1]: [number, number], [x2, y2]: [number, number]): number {
+  const r = Math.PI / 180;
+  const c = Math.sin(y1 * r) * Math.sin(y2 * r) + Math.cos(y1 * r) * Math.cos(y2 * r) * Math.cos((x2 - x1) * r);
+  return Math.acos(Math.min(1, Math.max(-1, c))) / r;
 }
 
 function meanLongitude(lons: readonly number[]): number {

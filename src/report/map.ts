@@ -21,29 +21,29 @@ const INSET = { width: 220, height: 130, gap: 14, label: 16 };
  */
 export function mapSvg(footprints: readonly Footprint[], style: MapStyle, width = 960): string {
   const { main, insets } = groupFootprints(footprints);
-  const fitted = fitProjection(main.length ? main : insets);
+  const fitted = fitProjection(main);
   if (!fitted) return `<p class="empty">No current partition to draw.</p>`;
   const mainPx = toPixels(fitted.extent, width, MAIN_MAX_HEIGHT, 24);
   const parts: string[] = [
     `<clipPath id="main-clip"><rect width="${mainPx.width}" height="${mainPx.height}"/></clipPath>`,
     `<g class="graticule" clip-path="url(#main-clip)">${graticule(fitted, mainPx.px, [mainPx.width, mainPx.height])}</g>`,
-    ...(main.length ? main : insets).map((fp) => regionSvg(fp, fitted, mainPx.px, style)),
+    ...main.map((fp) => regionSvg(fp, fitted, mainPx.px, style)),
     scaleBar(mainPx.metresPerPixel, mainPx.height),
   ];
   // Insets in rows under the main map, each at its own scale (the legend says so).
   const rowWidth = Math.max(mainPx.width, 2 * INSET.width + INSET.gap);
   let [x, y, rowHeight, widest] = [0, mainPx.height + INSET.gap, 0, 0];
-  for (const fp of main.length ? insets : []) {
-    const own = fitProjection([fp]);
+  for (const group of insets) {
+    const own = fitProjection(group);
     if (!own) continue;
     const px = toPixels(own.extent, INSET.width, INSET.height, 6);
     px.width = Math.max(px.width, 64); // room for the label
     if (x > 0 && x + px.width > rowWidth) [x, y, rowHeight] = [0, y + rowHeight + INSET.gap, 0];
     parts.push(
-      `<g class="inset" data-region="${esc(fp.region)}" transform="translate(${x} ${y})">` +
+      `<g class="inset" data-regions="${esc(group.map((f) => f.region).join(","))}" transform="translate(${x} ${y})">` +
         `<rect class="inset-frame" width="${px.width}" height="${px.height + INSET.label}"/>` +
-        regionSvg(fp, own, px.px, style) +
-        `<text class="inset-label" x="4" y="${px.height + INSET.label - 4}">${esc(fp.region)}</text></g>`,
+        group.map((fp) => regionSvg(fp, own, px.px, style)).join("") +
+        `<text class="inset-label" x="4" y="${px.height + INSET.label - 4}">${esc(group.map((f) => f.region).join(", "))}</text></g>`,
     );
     widest = Math.max(widest, x + px.width);
     x += px.width + INSET.gap;
