@@ -118,8 +118,9 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
     });
     expect(clean.counts.promoted).toBe(36);
 
-    // --verbose: a line per partition in the job's log, which is how the test sees how far a task got.
-    const args = ["--dataset", "k", ...RANGE, "--verbose", "--config", join(dir, "config.json")];
+    const args = ["--dataset", "k", ...RANGE, "--config", join(dir, "config.json")];
+    // --verbose: a line per partition in the backfill's log, which is how the test sees how far a task got.
+    const backfillArgs = [...args, "--verbose"];
     const log = (job: string, index: number) => join(dir, `backfill-${job}_${index}.log`);
     const out = ["--output", join(dir, "backfill-%A_%a.log"), "--chdir", REPO];
     const job = slurm("sbatch", [
@@ -127,7 +128,7 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
       `--array=0-${SHARDS - 1}`,
       ...out,
       join(REPO, "infra/slurm/backfill.sbatch"),
-      ...args,
+      ...backfillArgs,
     ]).trim();
 
     // Cancel task 0 once it has finished two partitions (of its 12), while it works on more.
@@ -173,7 +174,7 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
       `--export=ALL,GEOREFRESH_SHARDS=${SHARDS}`,
       ...out,
       join(REPO, "infra/slurm/backfill.sbatch"),
-      ...args,
+      ...backfillArgs,
     ]).trim();
     const fin = slurm("sbatch", [
       "--parsable",
