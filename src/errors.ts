@@ -13,6 +13,7 @@ export type ErrorCode =
   | "PartitionName"
   | "GcFloor"
   | "Input"
+  | "InputMissing"
   | "MemorySetting"
   | "TaskLoad"
   | "GeoParquetRead"

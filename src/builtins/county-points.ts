@@ -37,11 +37,14 @@ export const countyPoints = defineTask({
     const out: Feature[] = [];
     for (let i = 0; i < table.numRows; i++) {
       const polygon = decodeWkb(geometry?.get(i) as Uint8Array, i);
-      const point = pointOnFeature({
-        type: "Feature",
-        properties: {},
-        geometry: polygon as never,
-      });
+      let point;
+      try {
+        point = pointOnFeature({ type: "Feature", properties: {}, geometry: polygon as never });
+      } catch (error) {
+        throw new Error(
+          `county ${String(geoid?.get(i))} (${String(name?.get(i))}, row ${i} of us-counties ${ctx.partition.region} ${ctx.partition.date}): no point on its surface: ${(error as Error).message}`,
+        );
+      }
       out.push({
         geometry: point.geometry as never,
         properties: { geoid: String(geoid?.get(i)), name: String(name?.get(i)), state: ctx.partition.region },

@@ -4,7 +4,7 @@ import type { Topology } from "topojson-specification";
 import { equalAreaArea } from "../geo/area.js";
 import { crsFromCode } from "../geo/crs.js";
 import type { Geometry } from "../geo/geometry.js";
-import { makeValidPolygonal } from "../geo/repair.js";
+import { makeValidPolygonal, RepairError } from "../geo/repair.js";
 import { validateWkb } from "../geo/validity.js";
 import { encodeWkbColumn } from "../geo/wkb.js";
 import type { Feature } from "../geoparquet/features.js";
@@ -17,11 +17,14 @@ const CRS84 = crsFromCode("OGC:CRS84");
 /**
  * US counties (US Census boundaries via the us-atlas package), one partition per state. The 1:10m boundaries are
  * simplified and a few dozen come out self-intersecting; this task repairs those with GEOS MakeValid and marks
- * them `repaired` — a visible, recorded decision — and the pipeline then validates every row as usual.
+ * them `repaired` — a visible, recorded decision — and the pipeline then validates every row as usual. A county
+ * whose boundary the simplification collapsed to a line (Falls Church, VA, 51610) has no area left to repair: it
+ * is dropped with ctx.drop, which the manifest, `show`, the outcome line and the report say, never kept as an
+ * empty polygon.
  */
 export const usCounties = defineTask({
   name: "us-counties",
-  version: "1",
+  version: "2",
   cadence: "monthly",
   regions: Object.values(STATE_BY_FIPS).sort(),
   regionsComplete: true,
@@ -51,9 +54,15 @@ export const usCounties = defineTask({
     const invalid = new Set((await validateWkb(column.data, column.offsets, CRS84, { threads: 0 })).map((i) => i.row));
     const out: Feature[] = [];
     for (const [i, f] of rows.entries()) {
-      const geometry = invalid.has(i)
-        ? await makeValidPolygonal(geometries[i] as Geometry)
-        : (geometries[i] as Geometry);
+      let geometry = geometries[i] as Geometry;
+      if (invalid.has(i))
+        try {
+          geometry = await makeValidPolygonal(geometry);
+        } catch (error) {
+          if (!(error instanceof RepairError)) throw error;
+          ctx.drop(`${String(f.id)} ${f.properties.name}: ${error.message} in us-atlas's 1:10m boundaries`);
+          continue;
+        }
       out.push({
         geometry,
         properties: {

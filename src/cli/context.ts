@@ -88,6 +88,7 @@ function applyInputSettings(config: Config): void {
 
 export function datasetOf(config: Config, name: string) {
   const ds = Object.hasOwn(config.datasets, name) ? config.datasets[name] : undefined;
+  if (Object.hasOwn(config.broken, name)) throw config.broken[name] as Error;
   if (!ds) throw unknownDataset(config, name);
   return ds;
 }

@@ -43,6 +43,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   PartitionName: EXIT.usage,
   GcFloor: EXIT.usage,
   Input: EXIT.usage,
+  InputMissing: EXIT.usage,
   MemorySetting: EXIT.usage,
   TaskLoad: EXIT.usage,
   GeoParquetRead: EXIT.usage,
@@ -99,7 +100,7 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
   2: {
     short: "usage or configuration error, or a local input that cannot be read",
-    long: "usage error, or an input that cannot be read (missing file, not Parquet, truncated, over the decode limit), an invalid key or date; a time that is not a strict ISO 8601 instant with its offset (`--as-of`, `GEOREFRESH_SCHEDULED_TIME`, `GEOREFRESH_JOB_NAME`); an unknown dataset (every command names it and the known ones); a configuration error found when the config loads: a name over 100 characters or with other characters than letters, digits, `_`, `.`, `-`, a `catalog.license` that is not an SPDX id or expression (or `other`), a pin the versions file lacks, a `dataset:` input the config does not name, datasets that read each other's partitions in a cycle, a bad `inputs` setting, a task module without the task",
+    long: "usage error, or an input that cannot be read (missing file, object or URL — `run`/`backfill`: a partition whose input does not exist —, not Parquet, truncated, over the decode limit), an invalid key or date; a time that is not a strict ISO 8601 instant with its offset (`--as-of`, `GEOREFRESH_SCHEDULED_TIME`, `GEOREFRESH_JOB_NAME`); an unknown dataset (every command names it and the known ones); a configuration error found when the config loads: a name over 100 characters or with other characters than letters, digits, `_`, `.`, `-`, a `catalog.license` that is not an SPDX id or expression (or `other`), a pin the versions file lacks, a `dataset:` input the config does not name, datasets that read each other's partitions in a cycle, a bad `inputs` setting, a task module without the task",
   },
   3: {
     short: "the store cannot be used as set up (credentials refused, bucket missing, ignores conditional writes)",
@@ -127,9 +128,16 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
 };
 
+/**
+ * Partition failures that are the setup's, not the run's: `run`/`backfill` exit with the error's own code (2)
+ * rather than a failed partition's 5. A corrupt file a task reads stays a failed partition (5).
+ */
+export const SETUP_FAILURES: readonly ErrorCode[] = ["InputMissing"];
+
 /** A backfill exits with the worst code among its partitions, in this order. */
 export const WORST_FIRST: readonly ExitCode[] = [
   EXIT.store,
+  EXIT.usage,
   EXIT.transient,
   EXIT.partitionFailed,
   EXIT.superseded,

@@ -9,6 +9,9 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
+/** The start of a long message, to say which one a count refers to. */
+const brief = (message: string) => (message.length > 80 ? `${message.slice(0, 79)}…` : message);
+
 /** One frame of the terminal bar: fill, count, outcomes so far, rate and the time left at that rate. */
 export function progressBar(
   done: number,
@@ -47,11 +50,20 @@ export function progressReporter(
   const started = Date.now();
   let open = false; // a bar is on screen without its newline
   let lastLine = started;
+  // A message that repeats word for word (one missing feed behind every date) is printed once, then counted.
+  const repeats = new Map<string, number>();
+  const repeated = (r: RefreshResult) => {
+    const said = `${r.outcome}: ${r.message}`;
+    const n = repeats.get(said);
+    repeats.set(said, (n ?? -1) + 1);
+    return n !== undefined && !verbose;
+  };
   return {
     onResult(r, done, total) {
       counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
-      const bad =
+      const failed =
         r.outcome === "invalid" || r.outcome === "failed" || r.outcome === "superseded" || r.outcome === "blocked";
+      const bad = failed && !repeated(r);
       if (tty) {
         if (bad) err(`\r\x1b[K${r.outcome}: ${r.partition.region} ${r.partition.date}: ${r.message}\n`);
         err(`\r\x1b[K${progressBar(done, total, counts, Date.now() - started)}`);
@@ -61,7 +73,7 @@ export function progressReporter(
         err(
           `${done}/${total} ${r.outcome} ${r.partition.dataset} ${r.partition.region} ${r.partition.date}: ${r.message}\n`,
         );
-      } else if (!json && !quiet && total > 1 && done < total && Date.now() - lastLine >= everyMs) {
+      } else if (!json && !quiet && !failed && total > 1 && done < total && Date.now() - lastLine >= everyMs) {
         lastLine = Date.now();
         err(`progress: ${progressBar(done, total, counts, lastLine - started, 20)}\n`);
       }
@@ -70,6 +82,12 @@ export function progressReporter(
     end() {
       if (open) err("\n");
       open = false;
+      if (json) return;
+      for (const [said, n] of repeats)
+        if (n > 0 && !verbose)
+          err(
+            `… and ${n} more partition${n > 1 ? "s" : ""} ${said.slice(0, said.indexOf(":"))} the same way (${brief(said.slice(said.indexOf(":") + 2))})\n`,
+          );
     },
   };
 }

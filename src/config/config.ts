@@ -41,6 +41,11 @@ export interface Config {
       sink: SinkConfig;
     }
   >;
+  /**
+   * Datasets whose entry is wrong, with the error: each fails alone, when a command names it (or a dataset that
+   * reads it), so one bad entry never stops the others.
+   */
+  broken: Record<string, ConfigError>;
   /** Where HTTP inputs may connect beyond the defaults, and the cap on one input's bytes (docs/inputs.md). */
   inputs: { allowHosts: string[]; maxBytes?: number };
 }
@@ -106,6 +111,7 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
       : checkVersionsFile(await readJson(resolve(base, String(doc.versions)), "versions file"), String(doc.versions));
   // No prototype: a dataset asked for as "constructor" or "toString" is simply not there.
   const datasets: Config["datasets"] = Object.create(null) as Config["datasets"];
+  const broken: Config["broken"] = Object.create(null) as Config["broken"];
   for (const name of Object.keys(doc.datasets as object)) {
     if (!NAME.test(name))
       throw new ConfigError(`${full}: dataset name ${nameShown(name)} is not allowed: use ${NAME_RULE}`);
@@ -127,63 +133,86 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
       }
     >,
   )) {
-    let ref: TaskRef;
-    if (raw.source !== undefined) {
-      if (raw.task !== undefined || raw.module !== undefined)
-        throw new ConfigError(
-          `${full}: dataset '${name}' has "source" and "${raw.task !== undefined ? "task" : "module"}": a dataset is read from a source by config, or computed by a task; pick one`,
-        );
-      const spec = sourceSpecOf(name, raw as Record<string, unknown>, base, (message) => {
-        throw new ConfigError(`${full}: ${message}`);
-      });
-      ref = { module: SOURCE_TASK_MODULE, export: "sourceTask", factoryArgument: spec };
-    } else if (raw.task) {
-      if (typeof raw.task !== "string" || !Object.hasOwn(builtins.tasks, raw.task))
-        throw new ConfigError(
-          `${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`,
-        );
-      ref = { module: builtins.module, export: builtins.export, key: raw.task as string };
-    } else if (raw.module) {
-      ref = { module: pathToFileURL(resolve(base, raw.module)).href, export: raw.export ?? "default", inputBase: base };
-    } else
-      throw new ConfigError(
-        `${full}: dataset '${name}' needs "source" (a feed read by config: docs/sources.md), "task" (built in) or "module" (your own: docs/tasks.md)`,
-      );
-    if (raw.format !== undefined) {
-      if (!FORMATS.includes(raw.format as GeoParquetFormat))
-        throw new ConfigError(
-          `${full}: dataset '${name}': "format" must be one of ${FORMATS.map((f) => JSON.stringify(f)).join(", ")} (got ${JSON.stringify(raw.format)})`,
-        );
-      ref = { ...ref, format: raw.format as GeoParquetFormat };
-    }
-    if (raw.events !== undefined) {
-      if (raw.events !== "partition" && raw.events !== "changes")
-        throw new ConfigError(
-          `${full}: dataset '${name}': "events" must be "partition" (one event per promoted artifact) or "changes" (one per changed row; the task needs a key) (got ${JSON.stringify(raw.events)})`,
-        );
-      ref = { ...ref, events: raw.events };
-    }
-    if (raw.initialEvents !== undefined) {
-      if (typeof raw.initialEvents !== "boolean")
-        throw new ConfigError(`${full}: dataset '${name}': "initialEvents" must be true or false`);
-      ref = { ...ref, initialEvents: raw.initialEvents };
-    }
-    let task: TaskDefinition;
+    // One dataset's mistake fails that dataset alone: the others still load and run.
     try {
-      task = await loadTask(ref);
+      let ref: TaskRef;
+      if (raw.source !== undefined) {
+        if (raw.task !== undefined || raw.module !== undefined)
+          throw new ConfigError(
+            `${full}: dataset '${name}' has "source" and "${raw.task !== undefined ? "task" : "module"}": a dataset is read from a source by config, or computed by a task; pick one`,
+          );
+        const spec = sourceSpecOf(name, raw as Record<string, unknown>, base, (message) => {
+          throw new ConfigError(`${full}: ${message}`);
+        });
+        ref = { module: SOURCE_TASK_MODULE, export: "sourceTask", factoryArgument: spec };
+      } else if (raw.task) {
+        if (typeof raw.task !== "string" || !Object.hasOwn(builtins.tasks, raw.task))
+          throw new ConfigError(
+            `${full}: dataset '${name}' names task '${raw.task}', which is not built in (${Object.keys(builtins.tasks).join(", ")}); use "module" for your own`,
+          );
+        ref = { module: builtins.module, export: builtins.export, key: raw.task as string };
+      } else if (raw.module) {
+        ref = {
+          module: pathToFileURL(resolve(base, raw.module)).href,
+          export: raw.export ?? "default",
+          inputBase: base,
+        };
+      } else
+        throw new ConfigError(
+          `${full}: dataset '${name}' needs "source" (a feed read by config: docs/sources.md), "task" (built in) or "module" (your own: docs/tasks.md)`,
+        );
+      if (raw.format !== undefined) {
+        if (!FORMATS.includes(raw.format as GeoParquetFormat))
+          throw new ConfigError(
+            `${full}: dataset '${name}': "format" must be one of ${FORMATS.map((f) => JSON.stringify(f)).join(", ")} (got ${JSON.stringify(raw.format)})`,
+          );
+        ref = { ...ref, format: raw.format as GeoParquetFormat };
+      }
+      if (raw.events !== undefined) {
+        if (raw.events !== "partition" && raw.events !== "changes")
+          throw new ConfigError(
+            `${full}: dataset '${name}': "events" must be "partition" (one event per promoted artifact) or "changes" (one per changed row; the task needs a key) (got ${JSON.stringify(raw.events)})`,
+          );
+        ref = { ...ref, events: raw.events };
+      }
+      if (raw.initialEvents !== undefined) {
+        if (typeof raw.initialEvents !== "boolean")
+          throw new ConfigError(`${full}: dataset '${name}': "initialEvents" must be true or false`);
+        ref = { ...ref, initialEvents: raw.initialEvents };
+      }
+      let task: TaskDefinition;
+      try {
+        task = await loadTask(ref);
+      } catch (error) {
+        throw new ConfigError(`${full}: dataset '${name}': ${(error as Error).message}`);
+      }
+      datasets[name] = {
+        task,
+        ref,
+        params: raw.params ?? {},
+        catalog: catalogOf(raw.catalog, `${full}: dataset '${name}'`),
+        sink: sinkOf(raw.sink, `${full}: dataset '${name}'`),
+      };
     } catch (error) {
-      throw new ConfigError(`${full}: dataset '${name}': ${(error as Error).message}`);
+      if (!(error instanceof ConfigError)) throw error;
+      broken[name] = error;
     }
-    datasets[name] = {
-      task,
-      ref,
-      params: raw.params ?? {},
-      catalog: catalogOf(raw.catalog, `${full}: dataset '${name}'`),
-      sink: sinkOf(raw.sink, `${full}: dataset '${name}'`),
-    };
   }
-  checkDatasets(datasets, versions, full, doc.versions === undefined ? undefined : resolve(base, String(doc.versions)));
-  return { path: full, store: storeUrlOf(store, base), versions, datasets, inputs: inputsOf(doc.inputs, full) };
+  checkDatasets(
+    datasets,
+    broken,
+    versions,
+    full,
+    doc.versions === undefined ? undefined : resolve(base, String(doc.versions)),
+  );
+  return {
+    path: full,
+    store: storeUrlOf(store, base),
+    versions,
+    datasets,
+    broken,
+    inputs: inputsOf(doc.inputs, full),
+  };
 }
 
 /** A store as given (a URL, or a directory relative to `base`) as the URL the scheme registry opens. */
@@ -243,11 +272,25 @@ function isLicense(text: string): boolean {
  */
 function checkDatasets(
   datasets: Config["datasets"],
+  broken: Config["broken"],
   versions: VersionsFile,
   where: string,
   versionsPath: string | undefined,
 ): void {
   const sameDateUpstreams = new Map<string, string[]>();
+  // Readers of a broken dataset are broken too, until none is left to find (a chain breaks link by link).
+  for (let found = true; found;) {
+    found = false;
+    for (const [name, { task }] of Object.entries(datasets)) {
+      const bad = upstreamsOf(task, name).find((u) => Object.hasOwn(broken, u.dataset));
+      if (!bad) continue;
+      broken[name] = new ConfigError(
+        `${where}: dataset '${name}' reads dataset:${bad.dataset}, whose entry is wrong: ${(broken[bad.dataset] as ConfigError).message}`,
+      );
+      delete datasets[name];
+      found = true;
+    }
+  }
   for (const [name, { task }] of Object.entries(datasets)) {
     const missing = (task.pins ?? []).filter((pin) => !Object.hasOwn(versions, pin));
     if (missing.length)

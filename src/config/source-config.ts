@@ -1,12 +1,12 @@
 import { resolve } from "node:path";
-import { crsFromDefinition } from "../geo/crs.js";
+import { crsFromDefinition, storageCrsOf } from "../geo/crs.js";
 import type { ColumnType } from "../geoparquet/features.js";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 import { formatOfUrl, SOURCE_FORMATS } from "../sources/source-spec.js";
 import type { SourceColumn, SourceFormatName, SourceSpec } from "../sources/source-spec.js";
 
 const TYPES: ColumnType[] = ["string", "float64", "int32", "int64", "bool"];
-const SOURCE_KEYS = ["url", "format", "layer", "crs", "key", "columns", "complete", "encoding", "geometry"];
+const SOURCE_KEYS = ["url", "format", "layer", "crs", "key", "columns", "complete", "encoding", "geometry", "undated"];
 /** Keys a source dataset's entry takes beside "source". */
 export const SOURCE_DATASET_KEYS = [
   "source",
@@ -53,6 +53,14 @@ export function sourceSpecOf(
   const unknownField = /\{(?!region\}|date\})[^}]*\}/.exec(src.url);
   if (unknownField) fail(`${where}: "source.url" has ${unknownField[0]}; only {region} and {date} are filled in`);
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(src.url) ? src.url : resolve(base, src.url);
+  // A url without {date} names the feed as it is now, which says nothing of an earlier logical date.
+  const dated = src.url.includes("{date}");
+  if (src.undated !== undefined && (dated || (src.undated !== "latest" && src.undated !== "every-date")))
+    fail(
+      dated
+        ? `${where}: "source.undated" is for a url without {date}; this one has {date}, so remove "undated"`
+        : `${where}: "source.undated" must be "latest" (the default: only a window's last date reads the file) or "every-date" (the same file for every logical date, for a file that never changes)`,
+    );
   const format = (src.format ?? formatOfUrl(src.url)) as SourceFormatName | undefined;
   if (format === undefined)
     fail(
@@ -122,7 +130,7 @@ export function sourceSpecOf(
     if (typeof storageCrs !== "string")
       fail(`${where}: "storageCrs" must be a CRS code such as "OGC:CRS84" or "EPSG:5070"`);
     try {
-      crsFromDefinition(storageCrs, `${where}: "storageCrs"`);
+      storageCrsOf(crsFromDefinition(storageCrs, `${where}: "storageCrs"`).id);
     } catch (error) {
       fail((error as Error).message);
     }
@@ -146,6 +154,7 @@ export function sourceSpecOf(
     complete,
     ...(encoding === undefined ? {} : { encoding }),
     ...(geometry === undefined ? {} : { geometry }),
+    ...(!dated && src.undated !== "every-date" ? { latestOnly: true } : {}),
     regions: regions as string[],
     regionsComplete: entry.regionsComplete === true,
     cadence,

@@ -14,7 +14,17 @@ const EDGE_POINTS = 16;
 export function bboxToLonLat(bbox: Bbox, crs: string): Bbox {
   const from = crsFromCode(crs);
   if (from.proj4 === CRS84_CRS.proj4) return bbox;
-  const t = transformer(from, CRS84_CRS);
+  return carried(bbox, transformer(from, CRS84_CRS));
+}
+
+/** A lon/lat box as the box in `crs` that contains it (densified likewise), to compare with rows stored in `crs`. */
+export function bboxFromLonLat(bbox: Bbox, crs: string): Bbox {
+  const to = crsFromCode(crs);
+  if (to.proj4 === CRS84_CRS.proj4) return bbox;
+  return carried(bbox, transformer(CRS84_CRS, to));
+}
+
+function carried(bbox: Bbox, t: ReturnType<typeof transformer>): Bbox {
   const [x0, y0, x1, y1] = bbox;
   const xs: number[] = [];
   const ys: number[] = [];

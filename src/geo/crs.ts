@@ -1,5 +1,6 @@
 import proj4 from "proj4";
 import type { Geometry, Position } from "./geometry.js";
+import { areaOfUseOf, epsgEntry } from "./epsg-index.js";
 import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
 import type { Datum } from "./projjson.js";
 import { GeorefreshError } from "../errors.js";
@@ -128,12 +129,72 @@ const FIXED: Record<string, Crs> = {
   },
 };
 
-/** The CRSs this build knows, by id. */
-export function knownCrs(code: number): Crs | undefined {
+/** How far outside a CRS's area of use (degrees) a coordinate may fall before it is judged misplaced. */
+export const AREA_MARGIN_DEG = 3;
+
+/**
+ * Whether lon/lat lies within an area of use [west, south, east, north], widened by `margin` degrees; an area with
+ * west > east crosses the antimeridian.
+ */
+export function inAreaOfUse(lon: number, lat: number, area: Crs["areaOfUse"], margin = AREA_MARGIN_DEG): boolean {
+  const [w, s, e, n] = area;
+  if (lat < s - margin || lat > n + margin) return false;
+  if (w <= e) return lon >= w - margin && lon <= e + margin;
+  return lon >= w - margin || lon <= e + margin;
+}
+
+/** The CRSs georefresh can store artifacts in: it writes their PROJJSON itself. */
+function storableCrs(code: number): Crs | undefined {
   if (code >= 32601 && code <= 32660) return utm(code, WGS84, code - 32600, false);
   if (code >= 32701 && code <= 32760) return utm(code, WGS84, code - 32700, true);
   if (code >= 26901 && code <= 26923) return utm(code, NAD83, code - 26900, false);
   return FIXED[`EPSG:${code}`];
+}
+
+/**
+ * Any EPSG code: the ones georefresh stores (above), with the EPSG dataset's area of use where the index has it;
+ * any other 2D CRS from the epsg-index package's definitions, which coordinates can be read in and reprojected
+ * from (not stored in: its PROJJSON is not written here). A CRS needing a datum grid file is refused, since
+ * proj4 would silently skip the shift.
+ */
+export function knownCrs(code: number): Crs | undefined {
+  const fixed = storableCrs(code);
+  const entry = epsgEntry(code);
+  const area = entry && areaOfUseOf(entry);
+  if (fixed) return area && !fixed.geographic ? { ...fixed, areaOfUse: area } : fixed;
+  if (!entry) return undefined;
+  if (entry.kind !== "CRS-PROJCRS" && entry.kind !== "CRS-GEOGCRS")
+    throw new CrsError(
+      `EPSG:${code} (${entry.name}) is a ${entry.kind.replace(/^CRS-/, "").toLowerCase()}, not a 2D geographic or projected CRS a feature's x/y can be in`,
+    );
+  const grid = /\+nadgrids=(?!@null)(\S+)/.exec(entry.proj4);
+  if (grid)
+    throw new CrsError(
+      `EPSG:${code} (${entry.name}) needs the datum grid ${grid[1]}, which georefresh does not ship (proj4 would skip the shift and misplace every coordinate); reproject the file first, e.g. ogr2ogr -t_srs EPSG:4326`,
+    );
+  const defName = `EPSG:${code}`;
+  if (!proj4.defs(defName)) proj4.defs(defName, entry.proj4);
+  const def = proj4.defs(defName) as { axis?: string } | undefined;
+  // Files store x = east, y = north whatever the EPSG axis order says (as GDAL's traditional GIS order).
+  if (def) def.axis = "enu";
+  return {
+    id: defName,
+    name: entry.name,
+    geographic: entry.kind === "CRS-GEOGCRS",
+    proj4: defName,
+    areaOfUse: entry.kind === "CRS-GEOGCRS" ? WORLD : (area ?? WORLD),
+    projjson: undefined,
+  };
+}
+
+/** The CRS artifacts are stored in: one georefresh writes PROJJSON for, since GeoParquet's footer needs it. */
+export function storageCrsOf(input: string): Crs {
+  const crs = crsFromCode(input);
+  if (crs.id !== "OGC:CRS84" && crs.projjson === undefined)
+    throw new CrsError(
+      `${crs.id} (${crs.name}) can be read from, but georefresh cannot store artifacts in it: store in OGC:CRS84 (the default), EPSG:4326, 4269, 3857, 5070, 6933 or a UTM zone (32601–32660, 32701–32760, 26901–26923)`,
+    );
+  return crs;
 }
 
 /** "EPSG:5070", "epsg:5070", 5070, "OGC:CRS84", "CRS84", "urn:ogc:def:crs:EPSG::5070" → Crs. */
@@ -144,7 +205,9 @@ export function crsFromCode(input: string | number): Crs {
   const crs = m ? knownCrs(Number(m[1])) : undefined;
   if (!crs) {
     throw new CrsError(
-      `unknown CRS ${JSON.stringify(text)}: georefresh knows OGC:CRS84, EPSG:4326, 4269, 3857, 5070, 6933, WGS 84 UTM (32601–32660, 32701–32760) and NAD83 UTM (26901–26923); reproject the input to one of them`,
+      m
+        ? `unknown CRS ${JSON.stringify(text)}: no such EPSG code in the definitions georefresh ships (the epsg-index package); check the code, or give the CRS as WKT`
+        : `unknown CRS ${JSON.stringify(text)}: give it as "EPSG:<code>" (any EPSG code), "OGC:CRS84", WKT or PROJJSON`,
     );
   }
   return crs;
@@ -224,9 +287,12 @@ export const CRS84_CRS = CRS84;
 export function crsFromWkt(wkt: string, where: string): Crs {
   const text = wkt.trim();
   const epsg = topLevelEpsg(text);
+  let area: Crs["areaOfUse"] | undefined;
   if (epsg !== undefined) {
-    const known = knownCrs(epsg);
-    if (known) return known;
+    const fixed = storableCrs(epsg);
+    if (fixed) return knownCrs(epsg) ?? fixed;
+    const entry = epsgEntry(epsg);
+    area = entry && entry.kind === "CRS-PROJCRS" ? areaOfUseOf(entry) : undefined;
   }
   const name = /^\s*[A-Z_0-9]+\s*\[\s*"([^"]*)"/i.exec(text)?.[1] ?? "unnamed";
   const defName = `georefresh:wkt:${text.length}:${hashText(text)}`;
@@ -247,7 +313,7 @@ export function crsFromWkt(wkt: string, where: string): Crs {
     name,
     geographic: def.projName === "longlat",
     proj4: defName,
-    areaOfUse: WORLD,
+    areaOfUse: def.projName === "longlat" ? WORLD : (area ?? WORLD),
     projjson: undefined,
   };
 }

@@ -2,10 +2,20 @@ import { loadGeos } from "./validity-core.js";
 import type { Geometry } from "./geometry.js";
 import { decodeWkb, encodeWkb } from "./wkb.js";
 
+function isEmpty(g: Geometry): boolean {
+  if (g.type === "GeometryCollection") return g.geometries.every(isEmpty);
+  const walk = (c: unknown): boolean => (Array.isArray(c) ? (typeof c[0] === "number" ? false : c.every(walk)) : true);
+  return walk(g.coordinates);
+}
+
+/** A repair that would leave no area (a ring collapsed to a line or a point): there is nothing to keep. */
+export class RepairError extends Error {}
+
 /**
  * GEOS MakeValid with the "structure" method, keeping only areal parts: an invalid polygon (a simplified
  * boundary that crosses itself, a ring collapsed to a sliver) becomes the valid polygon it was meant to be.
  * Never called by the pipeline on its own: a task that repairs says so in its data (see src/builtins/us-counties.ts).
+ * A repair that leaves nothing throws RepairError: an empty polygon is no repair, and must not pass for one.
  */
 export async function makeValidPolygonal(g: Geometry): Promise<Geometry> {
   const { geos } = await loadGeos();
@@ -33,7 +43,12 @@ export async function makeValidPolygonal(g: Geometry): Promise<Geometry> {
     const size = mod.getValue(sizePtr, "i32");
     const bytes = mod.HEAPU8.slice(out, out + size);
     geos.GEOSFree(out as never);
-    return decodeWkb(bytes);
+    const repaired = decodeWkb(bytes);
+    if (isEmpty(repaired))
+      throw new RepairError(
+        "its boundary has no area to keep (the ring collapses to a line or a point); MakeValid leaves it empty",
+      );
+    return repaired;
   } finally {
     geos.GEOSMakeValidParams_destroy(params);
     mod._free(buf);

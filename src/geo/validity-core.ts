@@ -1,4 +1,5 @@
 import initGeosJs from "geos-wasm";
+import { inAreaOfUse } from "./crs.js";
 import type { Crs } from "./crs.js";
 import proj4 from "proj4";
 import { wkbBaseCode, WkbError } from "./wkb.js";
@@ -37,7 +38,6 @@ export function loadGeos() {
 }
 
 /** Margin around a projected CRS's area of use: data a little past a UTM zone edge is normal, far past is a bug. */
-const AREA_MARGIN_DEG = 3;
 
 /** A per-coordinate domain check: the reason a coordinate lies outside the CRS's domain, or undefined. */
 function domainCheck(crs: ValidationChunk["crs"]): (x: number, y: number) => string | undefined {
@@ -51,13 +51,7 @@ function domainCheck(crs: ValidationChunk["crs"]): (x: number, y: number) => str
   const toLonLat = proj4(crs.proj4, "WGS84");
   return (x, y) => {
     const [lon, lat] = toLonLat.forward([x, y]) as [number, number];
-    if (
-      lon >= w - AREA_MARGIN_DEG &&
-      lon <= e + AREA_MARGIN_DEG &&
-      lat >= s - AREA_MARGIN_DEG &&
-      lat <= n + AREA_MARGIN_DEG
-    )
-      return undefined;
+    if (inAreaOfUse(lon, lat, crs.areaOfUse)) return undefined;
     return `coordinate (${x} ${y}) lies at lon/lat (${lon.toFixed(3)} ${lat.toFixed(3)}), outside the area of use of ${crs.id} [${w}, ${s}, ${e}, ${n}]`;
   };
 }

@@ -20,6 +20,8 @@ export interface EncodeSettings {
   topLevelColumns: string[];
   /** Whether the covering's leaves may be BYTE_STREAM_SPLIT: no other column is nested. */
   splitCovering: boolean;
+  /** Key-value metadata beside "geo" (e.g. the rows a task dropped), in order; absent in most files. */
+  keyValue?: [string, string][];
 }
 
 /** The writer properties (parquet-wasm consumes them, so one set per use). */
@@ -29,7 +31,7 @@ function writerProperties(s: EncodeSettings): parquet.WriterProperties {
     .setCompression(parquet.Compression.UNCOMPRESSED) // zstd comes after, outside parquet-wasm
     .setDictionaryEnabled(false)
     .setMaxRowGroupSize(s.rowGroupRows)
-    .setKeyValueMetadata(new Map([["geo", s.geo]]));
+    .setKeyValueMetadata(new Map([["geo", s.geo], ...(s.keyValue ?? [])]));
   // Repeated strings (names, codes) shrink a lot with a dictionary; geometry and numbers do not.
   for (const name of s.stringColumns) builder = builder.setColumnDictionaryEnabled(name, true);
   // Min/max of WKB bytes prunes nothing (the bbox covering columns carry the useful statistics); skip the work.

@@ -118,6 +118,8 @@ export interface RangedFile {
   columns: string[];
   rows: number;
   groups: number;
+  /** The footer's key-value metadata under `name` (undefined when absent). */
+  keyValue(name: string): string | undefined;
   /**
    * Decodes each row group in file order (only `columns`, when given; only the groups `wanted` accepts, the others
    * yielded with no table); `sha256` resolves once the last byte has been read.
@@ -147,8 +149,11 @@ export async function openRanged(
   } catch (error) {
     throw new GeoParquetReadError(`${where}: cannot read the Parquet footer: ${(error as Error).message}`);
   }
-  const kv = (listField(metadata, FILE.keyValue) as ThriftStruct[]).find((e) => text(field(e, 1)) === "geo");
-  const geo = parseGeoMetadata(kv ? text(field(kv, 2)) : undefined, where);
+  const keyValue = (name: string) => {
+    const kv = (listField(metadata, FILE.keyValue) as ThriftStruct[]).find((e) => text(field(e, 1)) === name);
+    return kv ? text(field(kv, 2)) : undefined;
+  };
+  const geo = parseGeoMetadata(keyValue("geo"), where);
   const groups = listField(metadata, FILE.rowGroups) as ThriftStruct[];
   const spans = groups.map(groupSpan);
   spans.forEach(([start, end], i) => {
@@ -252,6 +257,7 @@ export async function openRanged(
     columns: tops.map((t) => t.name),
     rows,
     groups: groups.length,
+    keyValue,
     rowGroups,
     sha256: () => (digest ??= ordered ? reader.finish() : new OrderedReader(source, options.chunkBytes).finish()),
   };

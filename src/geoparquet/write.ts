@@ -41,6 +41,8 @@ export interface WriteOptions {
   format?: GeoParquetFormat;
   /** Threads that encode row groups: this one plus threads − 1 workers (default 1); the bytes do not depend on it. */
   threads?: number;
+  /** Footer key-value metadata beside "geo", written in key order (none by default, which keeps the bytes). */
+  keyValue?: Record<string, string>;
 }
 
 /** Where a streamed write puts its bytes, in order (a staged artifact: protocol/staging.ts). */
@@ -185,6 +187,9 @@ export async function writeGeoParquetTo(
     stringColumns,
     topLevelColumns,
     splitCovering,
+    ...(options.keyValue && Object.keys(options.keyValue).length
+      ? { keyValue: Object.entries(options.keyValue).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) }
+      : {}),
   };
   const crs = options.crs.projjson ? JSON.stringify(options.crs.projjson) : undefined;
   const geoStats: GroupGeoStats[] = [];

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { localPathOf } from "../store/schemes.js";
 import type { InputKind, ResolvedInput } from "./identity.js";
-import { InputIdentityError } from "./identity-error.js";
+import { InputIdentityError, InputMissingError } from "./identity-error.js";
 
 /** A local path or file:// URL, identified by the sha256 of its bytes and checked again when read. */
 export const fileInput: InputKind = {
@@ -12,6 +12,11 @@ export const fileInput: InputKind = {
   async resolve(uri: string): Promise<ResolvedInput> {
     const path = localPathOf(uri);
     const identity = await sha256OfFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT")
+        throw new InputMissingError(
+          `input ${uri} does not exist${uri === path ? "" : ` (${path})`}; check the path, or that the file was delivered`,
+        );
+      if (error.code === "EISDIR") throw new InputIdentityError(`input ${uri} is a directory, not a file`);
       throw new InputIdentityError(`input ${uri} cannot be read: ${error.code ?? error.message}`);
     });
     const changed = (now: string) =>

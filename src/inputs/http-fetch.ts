@@ -8,7 +8,7 @@ import { UnavailableError } from "../store/errors.js";
 import { redact } from "../store/secrets.js";
 import { checkAddress, checkHost, InputRefusedError } from "./address-policy.js";
 import type { AllowList, Hop } from "./address-policy.js";
-import { InputIdentityError } from "./identity-error.js";
+import { InputIdentityError, InputMissingError } from "./identity-error.js";
 
 /**
  * One HTTP request of an input, on node:http so that every connection goes through our address check (DNS can
@@ -124,6 +124,10 @@ function notWhole(shown: string, at: string, uri: string, status: number, respon
       `input ${shown}: HTTP ${status} ${response.statusMessage ?? ""}${range ? ` (Content-Range: ${range})` : ""}${from} is not the whole file; georefresh asked for all of it, so the server or a proxy between answered wrongly. Nothing was published`,
     );
   }
+  if (status === 404 || status === 410)
+    return new InputMissingError(
+      `input ${shown}: HTTP ${status} ${response.statusMessage ?? ""}${from}: the server has no such file; check the URL`,
+    );
   return new InputIdentityError(`input ${shown}: HTTP ${status} ${response.statusMessage ?? ""}${from}`.trimEnd());
 }
 

@@ -1,4 +1,4 @@
-import { InputIdentityError } from "./identity-error.js";
+import { InputIdentityError, InputMissingError } from "./identity-error.js";
 import { readCopy } from "./input-copy.js";
 import type { LocalCopy } from "./input-copy.js";
 import type { ObjectStore } from "../store/types.js";
@@ -17,6 +17,8 @@ export interface ResolvedInput {
   read(): Promise<Uint8Array>;
   /** A local file with the verified bytes, for inputs too large to hold in memory. */
   path(): Promise<string>;
+  /** An optional input that is not there: keyed as absent; reading it rejects with InputMissingError. */
+  absent?: true;
   /** Remote inputs: the run's verified local copy (downloaded once), to hand to a partition worker. */
   localCopy?(): Promise<LocalCopy>;
 }
@@ -32,7 +34,16 @@ export interface PreparedInput {
 export const keyedIdentity = (i: Pick<ResolvedInput, "identity" | "location">) =>
   i.location === undefined ? i.identity : `${i.identity} at ${i.location}`;
 
-export { InputIdentityError };
+export { InputIdentityError, InputMissingError };
+
+/** The identity an optional input that is not there is keyed by: its appearing later makes a new key. */
+export const ABSENT = "absent";
+
+/** An optional input found missing at run start (a Shapefile without a .cpg): part of the key as absent. */
+export function absentInput(uri: string): ResolvedInput {
+  const missing = () => Promise.reject(new InputMissingError(`input ${uri} does not exist (it is optional)`));
+  return { uri, identity: ABSENT, absent: true, read: missing, path: missing };
+}
 
 /** What resolving an input may use: the run's store (upstream datasets), the task's allowed hosts. */
 export interface InputContext {

@@ -1,7 +1,8 @@
 import { isObjectUrl, openObject } from "../store/schemes.js";
 import type { ObjectStore } from "../store/types.js";
 import type { InputKind, ResolvedInput } from "./identity.js";
-import { InputIdentityError } from "./identity-error.js";
+import { NotFoundError } from "../store/errors.js";
+import { InputIdentityError, InputMissingError } from "./identity-error.js";
 import { copyToFile, inputCap, readCopy, tooLarge } from "./input-copy.js";
 import type { LocalCopy } from "./input-copy.js";
 
@@ -34,7 +35,11 @@ export const objectInput: InputKind = {
       throw new InputIdentityError(`input ${uri}: ${(error as Error).message}`);
     }
     const { store, key } = object;
-    const head = await store.head(key);
+    const head = await store.head(key).catch((error: unknown) => {
+      if (error instanceof NotFoundError)
+        throw new InputMissingError(`input ${uri} does not exist in its store; check the URL`);
+      throw error;
+    });
     const identity = `etag:${head.version}`;
     const cap = inputCap();
     if (head.size > cap) throw tooLarge(uri, cap, `the object is ${head.size} bytes`);

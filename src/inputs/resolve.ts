@@ -7,8 +7,8 @@ import { objectInput } from "./object-input.js";
 import { loadScheme } from "../store/backends.js";
 
 export type { InputKind, PreparedInput, ResolvedInput } from "./identity.js";
-export { keyedIdentity } from "./identity.js";
-export { InputIdentityError } from "./identity-error.js";
+export { absentInput, keyedIdentity } from "./identity.js";
+export { InputIdentityError, InputMissingError } from "./identity-error.js";
 
 /** The input kinds, first match wins; a local file is the fallback. A new kind is one line here. */
 const KINDS: readonly InputKind[] = [httpInput, datasetInput, objectInput, fileInput];

@@ -19,7 +19,19 @@ export interface ManifestEntry {
   plausibility: { status: "passed" | "first-version" | "overridden"; notes?: string[] };
   /** Row-level change against the previous version (tasks with a natural key only; docs/changes.md). */
   changes?: ChangesRecord;
+  /** Rows compute left out on purpose (ctx.drop), and why; absent when none was. */
+  dropped?: DroppedRecord;
 }
+
+/** Rows a task dropped (a boundary whose repair leaves no area): a recorded decision, never a silent row. */
+export interface DroppedRecord {
+  rows: number;
+  /** One line per dropped row, sorted (at most DROPPED_SHOWN; `rows` counts them all). */
+  why: string[];
+}
+
+/** How many of a partition's drop reasons the manifest keeps. */
+export const DROPPED_SHOWN = 50;
 
 /** A promotion's change set: its changelog file and counts, and the version it was computed against. */
 export interface ChangesRecord {

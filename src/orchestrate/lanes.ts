@@ -99,6 +99,8 @@ export async function planLanes(opts: Omit<PlanOptions, "shard">): Promise<Lane[
     throw new BackfillError(
       `no logical date of a ${opts.task.cadence} dataset lies in ${opts.from} … ${opts.to}${opts.task.cadence === "monthly" ? " (monthly dates are the 1st of a month)" : ""}`,
     );
+  // Inputs that are only ever "now" make only the window's last date (task.ts: latestOnly).
+  if (opts.task.latestOnly) dates = dates.slice(-1);
   return [...new Set(regions)].sort(byteOrder).map((region) => ({ region, dates }));
 }
 

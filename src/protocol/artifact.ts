@@ -9,6 +9,8 @@ import { openRanged } from "../geoparquet/ranged-read.js";
 import { digestReady, RowDigester } from "../changes/row-digest.js";
 import type { RowDigests } from "../changes/row-digest.js";
 import type { RangeSource } from "../geoparquet/ranged-read.js";
+import type { DroppedRecord } from "../manifest/types.js";
+import { DROPPED_KEY, droppedOf } from "../manifest/dropped.js";
 
 export type { RangeSource } from "../geoparquet/ranged-read.js";
 
@@ -25,6 +27,8 @@ export interface ArtifactFacts {
   problems: string[];
   /** Each row's digests, when the task names a natural key (docs/changes.md). */
   digests?: RowDigests;
+  /** The rows compute dropped, from the footer (protocol/dropped.ts). */
+  dropped?: DroppedRecord;
 }
 
 export interface InspectOptions {
@@ -119,6 +123,8 @@ export async function inspectArtifact(
 ): Promise<ArtifactFacts> {
   const file = await openRanged(source, where, options);
   const problems: string[] = [];
+  const { dropped, problem: droppedProblem } = droppedOf(file.keyValue(DROPPED_KEY));
+  if (droppedProblem) problems.push(droppedProblem);
   const column = file.geo.columns[file.geo.primary_column] ?? { encoding: "WKB", geometry_types: [] };
   let crs: Crs | undefined;
   try {
@@ -173,5 +179,6 @@ export async function inspectArtifact(
     areaM2: checks.areaM2,
     problems,
     ...(digester && !problems.length ? { digests: digester.finish() } : {}),
+    ...(dropped ? { dropped } : {}),
   };
 }

@@ -16,6 +16,7 @@ import type { RunPlan } from "./run-plan.js";
 import { memoryBudget } from "./memory-budget.js";
 import type { MemoryBudget } from "./memory-budget.js";
 import { StagedArtifact } from "./staging.js";
+import { droppedMetadata } from "../manifest/dropped.js";
 
 /**
  * The artifact on its way to publication (docs/large-partitions.md). It owns what it holds: the staged bytes (a
@@ -128,6 +129,7 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
       throw new RefreshError(`task ${task.name} asked for input '${name}', which inputs() did not declare`, "failed");
     return input;
   };
+  const dropped: string[] = [];
   const ctx = {
     partition,
     pins: plan.pins,
@@ -136,6 +138,11 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
       memoized(store, task.name, name, request, call, { signal }),
     input: async (name: string) => declared(name).read(),
     inputPath: async (name: string) => declared(name).path(),
+    drop: (why: string) => {
+      if (typeof why !== "string" || !why.trim())
+        throw new RefreshError(`task ${task.name}: ctx.drop needs a reason (which row, and why)`, "failed");
+      dropped.push(why.trim());
+    },
   };
   const { table, stats } = await tableFromCompute(task.compute(ctx), {
     columns: task.columns,
@@ -157,6 +164,7 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
     stats: merged ? undefined : stats,
     format: task.format,
     threads: encodeThreads,
+    keyValue: droppedMetadata(dropped),
   });
   return staged.end();
 }

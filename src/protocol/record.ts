@@ -52,6 +52,7 @@ export function recordOf({ verified, changes }: Changed): Recorded {
     promoted_at: new Date().toISOString(),
     plausibility,
     ...(changes ? { changes: changes.record } : {}),
+    ...(facts.dropped ? { dropped: facts.dropped } : {}),
   };
   const event: OutboxEvent = {
     id: outboxId(partition.dataset, partition.region, partition.date, facts.sha256),

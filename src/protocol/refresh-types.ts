@@ -44,6 +44,10 @@ export interface RefreshResult {
   key?: string;
   sha256?: string;
   rows?: number;
+  /** Rows the task dropped on purpose (ctx.drop), recorded in the manifest entry. */
+  dropped?: number;
+  /** A failure's stable error code, when it had one (an input that does not exist: "InputMissing", exit 2). */
+  code?: ErrorCode;
   message: string;
   /** Set when a `failed` outcome came from the store itself (unreachable, credentials, bucket, capability). */
   storeProblem?: true;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GeometryValidator } from "../geo/validity.js";
+import { GeorefreshError } from "../errors.js";
 import { isStoreTransient, isStoreUnusable } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
@@ -149,7 +150,12 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
   const { entry } = recorded;
   const { produced } = recorded.verified;
   const { plan } = produced;
-  const extra = { key: plan.key, sha256: entry.sha256, rows: entry.rows };
+  const extra = {
+    key: plan.key,
+    sha256: entry.sha256,
+    rows: entry.rows,
+    ...(entry.dropped ? { dropped: entry.dropped.rows } : {}),
+  };
   if (promoted.outcome === "unchanged") {
     const manifest = {
       key: plan.mKey,
@@ -177,9 +183,16 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     );
   return result(
     produced.reused ? "reconciled" : "promoted",
-    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)})`,
+    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)})`,
     { ...extra, manifest },
   );
+}
+
+/** The rows the task dropped, for the outcome line: how many, and the first reason. */
+export function droppedShown(entry: { dropped?: { rows: number; why: string[] } }): string {
+  const d = entry.dropped;
+  if (!d) return "";
+  return `; ${d.rows} row${d.rows > 1 ? "s" : ""} dropped by the task: ${d.why[0] ?? ""}${d.rows > 1 ? ", …" : ""}`;
 }
 
 /** A keyed promotion's change counts, for its outcome line. */
@@ -204,9 +217,8 @@ function failure(error: unknown, result: Result): RefreshResult {
     );
   if (error instanceof UpstreamMissingError) return result("blocked", error.message);
   const storeProblem = isStoreUnusable(error);
-  return result(
-    "failed",
-    error instanceof Error ? error.message : String(error),
-    storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {},
-  );
+  return result("failed", error instanceof Error ? error.message : String(error), {
+    ...(storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}),
+    ...(error instanceof GeorefreshError ? { code: error.code } : {}),
+  });
 }

@@ -1,4 +1,4 @@
-import { crsFromCode } from "../geo/crs.js";
+import { storageCrsOf } from "../geo/crs.js";
 import { DEFAULT_FORMAT, FORMAT_VERSION } from "../geoparquet/metadata.js";
 import { WRITER_ID } from "../geoparquet/write.js";
 import { readManifest } from "../manifest/codec.js";
@@ -9,7 +9,7 @@ import type { Partition } from "../manifest/layout.js";
 import type { ObjectStore } from "../store/types.js";
 import { concreteDatasetInput, isDatasetInput } from "../inputs/dataset-input.js";
 import { fingerprint } from "./fingerprint.js";
-import { keyedIdentity, resolveInput } from "../inputs/resolve.js";
+import { absentInput, InputMissingError, keyedIdentity, resolveInput } from "../inputs/resolve.js";
 import type { ResolvedInput } from "../inputs/identity.js";
 import { resolvePins } from "../calendar/pins.js";
 import type { ManifestAtStart, RefreshOptions, RunContext } from "./refresh-types.js";
@@ -22,7 +22,7 @@ export interface RunPlan {
   /** What the caller asked for: read by the later stages, each through the value before it. */
   options: RefreshOptions;
   runId: string;
-  storage: ReturnType<typeof crsFromCode>;
+  storage: ReturnType<typeof storageCrsOf>;
   params: Record<string, unknown>;
   pins: Record<string, string>;
   inputs: Record<string, ResolvedInput>;
@@ -41,7 +41,7 @@ export interface RunPlan {
 export async function planRun(opts: RefreshOptions, run: RunContext = {}, runId = ""): Promise<RunPlan> {
   const { store, task, partition } = opts;
   checkPartition(partition);
-  const storage = crsFromCode(task.storageCrs ?? "OGC:CRS84");
+  const storage = storageCrsOf(task.storageCrs ?? "OGC:CRS84");
   const params = { ...(task.params ?? {}), ...(opts.params ?? {}) };
   // 1. Resolve: pins for the logical date, inputs with their content identity (read once, now).
   const pins = resolvePins(opts.versions, task.pins ?? [], partition.date);
@@ -84,6 +84,7 @@ async function resolveInputs(
   run: RunContext,
 ): Promise<Record<string, ResolvedInput>> {
   const cache = run.inputCache;
+  const optional = new Set(task.optionalInputs ?? []);
   const entries = await Promise.all(
     Object.entries(task.inputs(partition)).map(async ([name, named]) => {
       // `dataset:<name>` means this partition's region and date: made explicit, it is also the cache key.
@@ -93,7 +94,13 @@ async function resolveInputs(
         resolved = resolveInput(uri, { store, allowHosts: task.allowHosts, prepared: run.prepared?.get(uri) });
         cache?.set(uri, resolved);
       }
-      return [name, await resolved] as const;
+      if (!optional.has(name)) return [name, await resolved] as const;
+      // An optional input that is not there is keyed as absent: its appearing later makes a new key.
+      const found = await resolved.catch((error: unknown) => {
+        if (error instanceof InputMissingError) return absentInput(uri);
+        throw error;
+      });
+      return [name, found] as const;
     }),
   );
   return Object.fromEntries(entries);

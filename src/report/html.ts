@@ -149,6 +149,15 @@ export function renderReport(model: ReportModel): string {
         )
         .join("")}</ul>`
     : "";
+  const droppedCells = [...model.cells.values()].filter((c) => c.dropped && c.state !== "retired");
+  const drops = droppedCells.length
+    ? `<h2>Rows the task dropped (recorded in each manifest entry)</h2><ul id="dropped">${droppedCells
+        .map(
+          (c) =>
+            `<li>${esc(c.region)} ${c.date}: ${c.dropped?.rows ?? 0} row${(c.dropped?.rows ?? 0) > 1 ? "s" : ""} — ${esc((c.dropped?.why ?? []).join("; "))}</li>`,
+        )
+        .join("")}</ul>`
+    : "";
   const span = model.dates.length ? `${model.dates[0]} – ${model.dates[model.dates.length - 1]}` : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -165,6 +174,7 @@ ${model.footprints.length ? map.legend : ""}
 ${changeLegend}
 <div class="grid" id="status" style="grid-template-columns:max-content repeat(${model.dates.length},minmax(4px,14px)) max-content max-content"><div></div>${heads}<div class="head trend-head">rows</div><div class="head trend-head">area (km²)</div>${rows}</div>
 ${refusals}
+${drops}
 ${problems}
 </body></html>
 `;

@@ -30,6 +30,8 @@ export interface Cell {
   changes?: ChangesRecord["counts"];
   /** The last run's refusal, while the manifest still holds what it held then. */
   refused?: { at: string; message: string };
+  /** Rows the task dropped on purpose from the current version, and why. */
+  dropped?: { rows: number; why: string[] };
 }
 
 export interface Footprint {
@@ -81,6 +83,7 @@ export async function reportModel(store: ObjectStore, dataset: string, opts: Rep
       state,
       ...(e ? { rows: e.rows, areaM2: e.area_m2, promotedAt: e.promoted_at } : {}),
       ...(e?.changes ? { changes: e.changes.counts } : {}),
+      ...(e?.dropped ? { dropped: e.dropped } : {}),
     });
   }
   // Refusals say why a partition still shows its old version (or none): the cell turns "refused".

@@ -39,6 +39,11 @@ export interface SourceSpec {
   columns?: Record<string, SourceColumn>;
   /** true (default): each file is the whole partition. false: a delta feed merged by key (`_deleted` removes). */
   complete: boolean;
+  /**
+   * The url has no {date} (the feed as it is now) and the source did not say "undated": "every-date": only the
+   * last logical date of a window reads it; earlier dates keep what they have.
+   */
+  latestOnly?: boolean;
   /** Text encoding of a DBF or CSV when it does not say (e.g. "latin1", "windows-1252"). */
   encoding?: string;
   /** CSV: the column holding WKT, or the x/y (and z) columns of points. Absent: found by the usual names. */

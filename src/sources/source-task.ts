@@ -17,8 +17,9 @@ export const READERS_VERSION = "1";
 /** Where this factory lives, so a worker thread or process builds the same task from the same spec. */
 export const SOURCE_TASK_MODULE = import.meta.url;
 
-/** A bare Shapefile's sidecars the run identifies with it (a zip holds its own). */
+/** A bare Shapefile's sidecars the run identifies with it (a zip holds its own); the .prj and .cpg may be absent. */
 const SIDECARS = [".dbf", ".prj", ".cpg"] as const;
+const OPTIONAL_SIDECARS = [".prj", ".cpg"];
 
 /**
  * The task a `source` config entry stands for (docs/sources.md): its one input is the file the url names for the
@@ -28,9 +29,7 @@ const SIDECARS = [".dbf", ".prj", ".cpg"] as const;
 export function sourceTask(spec: SourceSpec): TaskDefinition {
   const storageCrs = spec.storageCrs ?? "OGC:CRS84";
   const bareShapefile = spec.format === "shapefile" && /\.shp$/i.test(spec.url.split(/[?#]/)[0] ?? "");
-  const sidecars = bareShapefile
-    ? SIDECARS.filter((s) => s !== ".prj" || spec.crs === undefined).filter((s) => s !== ".cpg")
-    : [];
+  const sidecars = bareShapefile ? SIDECARS : [];
   return defineTask({
     name: spec.dataset,
     version: `source-${READERS_VERSION}-${readingDigest(spec)}`,
@@ -43,6 +42,8 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
     ...(spec.key ? { key: spec.key } : {}),
     ...(spec.complete ? {} : { payload: "partial" as const }),
     ...(spec.plausibility ? { plausibility: spec.plausibility } : {}),
+    optionalInputs: bareShapefile ? OPTIONAL_SIDECARS : [],
+    ...(spec.latestOnly ? { latestOnly: true } : {}),
     inputs(partition) {
       const url = sourceUrl(spec, partition);
       const inputs: Record<string, string> = { source: url };
@@ -54,7 +55,14 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
       const file: SourceFile = {
         path: await ctx.inputPath("source"),
         name,
-        sidecar: async (ext) => ((sidecars as readonly string[]).includes(ext) ? ctx.inputPath(ext) : undefined),
+        sidecar: async (ext) =>
+          (sidecars as readonly string[]).includes(ext)
+            ? ctx.inputPath(ext).catch((error: unknown) => {
+                if ((error as { code?: unknown }).code === "InputMissing" && OPTIONAL_SIDECARS.includes(ext))
+                  return undefined;
+                throw error;
+              })
+            : undefined,
       };
       const format = await loadFormat(spec.format);
       const opened = await format.open(file, {

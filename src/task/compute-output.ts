@@ -1,7 +1,7 @@
 import { Binary, DataType, makeData, makeVector, Table } from "apache-arrow";
 import type { Data, RecordBatch, Vector } from "apache-arrow";
 import type { Crs } from "../geo/crs.js";
-import { crsFromDefinition, sameCrs, transformer } from "../geo/crs.js";
+import { CRS84_CRS, crsFromDefinition, inAreaOfUse, sameCrs, transformer } from "../geo/crs.js";
 import { WkbError } from "../geo/wkb.js";
 import type { WkbColumn } from "../geo/wkb.js";
 import { rewriteWkbBatches, rewriteWkbColumn } from "../geo/wkb-rewrite.js";
@@ -122,6 +122,38 @@ function crsOfGeoArrow(batch: Table | RecordBatch): Crs | undefined {
 }
 
 /**
+ * Rows that, reprojected from the CRS compute declared, land outside that CRS's area of use: the declaration is
+ * wrong (lon/lat declared as UTM lands near the zone's false origin on the equator), and the storage CRS's own
+ * domain check cannot see it. Checked on each row's box (lon/lat storage) or its centre (projected storage).
+ */
+function misplaced(bboxes: Float64Array, from: Crs, to: Crs): void {
+  const [w, s, e, n] = from.areaOfUse;
+  if (w === -180 && s <= -85 && e === 180 && n >= 85) return;
+  const toLonLat = to.geographic ? undefined : transformer(to, CRS84_CRS);
+  const rows: number[] = [];
+  let first: [number, number] | undefined;
+  for (let i = 0; i < bboxes.length / 4; i++) {
+    const [x0, y0, x1, y1] = [bboxes[4 * i], bboxes[4 * i + 1], bboxes[4 * i + 2], bboxes[4 * i + 3]] as number[];
+    if (Number.isNaN(x0)) continue; // empty: no place to judge
+    const corners: [number, number][] = toLonLat
+      ? [toLonLat([((x0 as number) + (x1 as number)) / 2, ((y0 as number) + (y1 as number)) / 2]) as [number, number]]
+      : [
+          [x0 as number, y0 as number],
+          [x1 as number, y1 as number],
+        ];
+    const out = corners.find(([lon, lat]) => !inAreaOfUse(lon, lat, from.areaOfUse));
+    if (!out) continue;
+    rows.push(i);
+    first ??= out;
+  }
+  if (!rows.length) return;
+  const [lon, lat] = first as [number, number];
+  throw new ComputeOutputError(
+    `${rows.length} of ${bboxes.length / 4} rows (row ${rows.slice(0, 5).join(", ")}${rows.length > 5 ? ", …" : ""}) lie outside the area of use of ${from.id} (${from.name}: lon ${w}…${e}, lat ${s}…${n}) once read as ${from.id}: row ${rows[0]} lands at lon/lat (${lon.toFixed(4)} ${lat.toFixed(4)}). The coordinates are not in ${from.id}: declare the CRS they are really in (lon/lat read as a projected CRS lands near its false origin)`,
+  );
+}
+
+/**
  * compute's output → one Arrow table ready for the writer, with the geometry column as canonical little-endian
  * ISO WKB in the storage CRS (reprojected coordinate by coordinate, without building geometry objects), plus
  * the per-row stats the writer would otherwise recompute. Features and Arrow batches cannot be mixed.
@@ -183,6 +215,7 @@ export async function tableFromCompute(
       throw new ComputeOutputError(`compute returned a bad geometry column: ${(error as Error).message}`);
     throw error;
   }
+  misplaced(wkb.bboxes, from, opts.to);
   const columns: Record<string, Vector> = {};
   for (const name of fields)
     columns[name] =

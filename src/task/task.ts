@@ -24,6 +24,11 @@ export interface TaskContext {
    * and later runs: the stored answer otherwise (memo.ts). The answer must be JSON.
    */
   memo<T>(name: string, request: unknown, call: () => Promise<T>): Promise<T>;
+  /**
+   * Records that compute left one row out on purpose, and why (say which row): a boundary whose repair leaves no
+   * area, say. The manifest entry, `show`, the run's outcome and the report carry it; a drop is never silent.
+   */
+  drop(why: string): void;
 }
 
 export interface TaskDefinition {
@@ -36,6 +41,18 @@ export interface TaskDefinition {
   regionsComplete?: boolean;
   /** Store URLs (s3://…, file://…) or local paths, by name; identified by ETag or sha256 at run start. */
   inputs(partition: Partition): Record<string, string>;
+  /**
+   * Names of inputs that may be absent (a Shapefile's .prj or .cpg): one that does not exist is keyed as absent,
+   * and ctx.input / ctx.inputPath of it reject with InputMissingError (code "InputMissing"). Any other missing
+   * input fails the partition with exit 2.
+   */
+  optionalInputs?: string[];
+  /**
+   * The inputs name what is current, not what was true on a logical date (a feed url without {date}): a
+   * backfill computes only its window's last date and leaves earlier dates as they are, so today's file is never
+   * copied into the past. `run --date D` computes D: the user named it.
+   */
+  latestOnly?: boolean;
   params?: Record<string, unknown>;
   /**
    * Hosts or ranges (a name, *.suffix, an address or CIDR) this task's HTTP inputs may reach although they are

@@ -1,7 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { equalAreaArea } from "../../src/geo/area.js";
-import { crsFromCode, crsFromGeoParquet, crsFromProjjson, reproject, transformer } from "../../src/geo/crs.js";
+import {
+  crsFromCode,
+  crsFromGeoParquet,
+  crsFromProjjson,
+  reproject,
+  storageCrsOf,
+  transformer,
+} from "../../src/geo/crs.js";
 
 const CODES = [4326, 4269, 3857, 5070, 6933, 32601, 32610, 32660, 32701, 32733, 26901, 26915, 26923];
 
@@ -18,8 +25,14 @@ describe("CRS", () => {
     expect(crsFromCode(5070).id).toBe("EPSG:5070");
     expect(crsFromCode("CRS84").id).toBe("OGC:CRS84");
     expect(crsFromCode("OGC:CRS84").projjson).toBeUndefined();
-    expect(() => crsFromCode("EPSG:999999")).toThrow(/unknown CRS "EPSG:999999".*reproject the input/);
-    expect(() => crsFromCode("EPSG:32661")).toThrow(/unknown CRS/);
+    expect(() => crsFromCode("EPSG:999999")).toThrow(/unknown CRS "EPSG:999999": no such EPSG code/);
+    expect(() => crsFromCode("EPSG:bogus")).toThrow(/unknown CRS "EPSG:bogus": give it as "EPSG:<code>"/);
+    // Any EPSG code reads (UPS North, State Plane), with the EPSG area of use; storing needs PROJJSON we write.
+    expect(crsFromCode("EPSG:32661").name).toBe("WGS 84 / UPS North (N,E)");
+    expect(crsFromCode("EPSG:2232").areaOfUse).toEqual([-109.06, 38.14, -102.04, 40.09]);
+    expect(crsFromCode("EPSG:26913").areaOfUse).toEqual([-108, 28.98, -102, 84]);
+    expect(() => storageCrsOf("EPSG:32661")).toThrow(/cannot store artifacts in it/);
+    expect(() => crsFromCode("EPSG:5703")).toThrow(/not a 2D geographic or projected CRS/);
   });
 
   it("writes PROJJSON that PROJ reads back as the same EPSG CRS", () => {

@@ -99,31 +99,19 @@ export function writeCorpus(dir: string): void {
   const r = join(dir, "weld");
   mkdirSync(join(r, "zip", "feed"), { recursive: true });
   mkdirSync(join(r, "ldid"), { recursive: true });
+  mkdirSync(join(r, "utf8"), { recursive: true });
   const base = (name: string) => join(dir, `${name}-base.geojson`);
+  // The parcels as a Shapefile in EPSG:26913, its text in `encoding` (GDAL's ENCODING creation option).
+  const shapefile = (encoding: string, path: string) =>
+    ogr2ogr(r, ["-f", "ESRI Shapefile", "-t_srs", "EPSG:26913", "-lco", `ENCODING=${encoding}`, path, base("parcels")]);
   // A zipped Shapefile in EPSG:26913 with a .cpg saying ISO-8859-1, in a folder of the archive, beside a readme.
-  ogr2ogr(r, [
-    "-f",
-    "ESRI Shapefile",
-    "-t_srs",
-    "EPSG:26913",
-    "-lco",
-    "ENCODING=ISO-8859-1",
-    "zip/feed/parcels.shp",
-    base("parcels"),
-  ]);
+  shapefile("ISO-8859-1", "zip/feed/parcels.shp");
   writeFileSync(join(r, "zip", "feed", "README.txt"), "Weld County parcels\n");
   execFileSync("zip", ["-q", "-r", "../parcels.zip", "feed"], { cwd: join(r, "zip") });
   // A bare Shapefile whose code page is said only by the DBF's language driver byte (87: ISO-8859-1), no .cpg.
-  ogr2ogr(r, [
-    "-f",
-    "ESRI Shapefile",
-    "-t_srs",
-    "EPSG:26913",
-    "-lco",
-    "ENCODING=LDID/87",
-    "ldid/parcels.shp",
-    base("parcels"),
-  ]);
+  shapefile("LDID/87", "ldid/parcels.shp");
+  // A bare Shapefile in UTF-8, said only by its .cpg (GDAL's default: the DBF's language driver byte is 0).
+  shapefile("UTF-8", "utf8/parcels.shp");
   // A GeoPackage of three layers in three CRSs: 26913, 4326 (3D), 3857 (mixed types).
   ogr2ogr(r, ["-f", "GPKG", "-t_srs", "EPSG:26913", "-nln", "parcels", "parcels.gpkg", base("parcels")]);
   ogr2ogr(r, ["-f", "GPKG", "-update", "-t_srs", "EPSG:4326", "-nln", "points3d", "parcels.gpkg", base("points3d")]);

@@ -63,8 +63,12 @@ describe("format per dataset", () => {
     const doc = JSON.parse(readFileSync(config, "utf8")) as { datasets: Record<string, Record<string, unknown>> };
     (doc.datasets.v20 as Record<string, unknown>).format = "geoparquet-3";
     writeFileSync(bad, JSON.stringify(doc));
-    await expect(loadConfig(bad, BUILTINS)).rejects.toThrow(
+    // The bad entry fails alone (issue 40 item 6): the other datasets still load.
+    const loaded = await loadConfig(bad, BUILTINS);
+    expect(loaded.broken.v20?.message).toMatch(
       /dataset 'v20': "format" must be one of "geoparquet-1.1", "geoparquet-2.0" \(got "geoparquet-3"\)/,
     );
+    expect(loaded.datasets.v20).toBeUndefined();
+    expect(Object.keys(loaded.datasets).length).toBeGreaterThan(0);
   });
 });

@@ -41,6 +41,13 @@ const CASES: Case[] = [
     rows: 30,
   },
   {
+    dataset: "shp-cpg-utf8",
+    source: { url: "./{region}/utf8/parcels.shp" },
+    judge: { file: "weld/utf8/parcels.shp" },
+    id: "parcel_id",
+    rows: 30,
+  },
+  {
     dataset: "gpkg",
     source: { url: "./{region}/parcels.gpkg", layer: "parcels" },
     judge: { file: "weld/parcels.gpkg", layer: "parcels" },

@@ -33,6 +33,8 @@ describe("a dataset from config alone", () => {
           parcels: {
             source: {
               url: "./feeds/{region}.geojson",
+              // One file for every month of the window, said so (issue 40: an undated url is otherwise today's only).
+              undated: "every-date",
               key: "parcel_id",
               columns: { parcel_id: "parcel_id", zoning: "zoning", acres: "acres" },
             },
@@ -157,7 +159,7 @@ describe("a dataset from config alone", () => {
         remote,
         JSON.stringify({
           store: "./data",
-          datasets: { remote: { source: { url }, regions: ["weld"], cadence: "monthly" } },
+          datasets: { remote: { source: { url, undated: "every-date" }, regions: ["weld"], cadence: "monthly" } },
         }),
       );
       const r = await runCliHere([

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Option } from "commander";
 import type { Command } from "commander";
@@ -8,7 +9,10 @@ import { decodeWkb } from "../../geo/wkb.js";
 import { crsFromCode, CRS84_CRS, reproject } from "../../geo/crs.js";
 import type { Crs } from "../../geo/crs.js";
 import { openDataset } from "../../views/reader.js";
+import { rowsInBbox } from "../../views/rows-in-bbox.js";
 import { loadScheme } from "../../store/backends.js";
+import { localPathOf, schemeOf } from "../../store/schemes.js";
+import { validatePrefix } from "../../store/keys.js";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, Selection, ViewPartition, Which } from "../../views/reader.js";
 import { CONFIG_DEFAULT, CONFIG_HELP, openReading, unknownDataset, UsageError } from "../context.js";
@@ -82,7 +86,10 @@ const viewOptions = (cmd: Command) =>
 
 const selectionOptions = (cmd: Command) =>
   cmd
-    .option("--bbox <minx,miny,maxx,maxy>", "only partitions whose artifact's bbox touches this lon/lat box (WGS84)")
+    .option(
+      "--bbox <minx,miny,maxx,maxy>",
+      "only partitions whose artifact's bbox touches this lon/lat box (WGS84); read: only the rows whose geometry's box touches it",
+    )
     .option("--from <date>", "only logical dates on or after this one")
     .option("--to <date>", "only logical dates on or before this one");
 
@@ -116,11 +123,20 @@ export async function withDataset(
       // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
       // config does not name may still be read when the store holds it (an analyst's own config, or none).
       const stored = NAME.test(name) && (await hasManifests(ds));
+      if (config && Object.hasOwn(config.broken, name) && !stored) throw config.broken[name] as Error;
+      // A region that cannot name a key says so first (the more precise mistake).
+      if (opts.region !== undefined) validatePrefix(manifestPrefix(name, opts.region as string));
+      if (config && !Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
+      // A store directory that is not there is a mistyped --store (or no backfill yet), never an empty answer.
+      const local = schemeOf(store) === undefined || schemeOf(store) === "file";
+      if (!stored && local && !existsSync(localPathOf(store)))
+        throw new UsageError(
+          `the store ${localPathOf(store)} does not exist: check --store${config ? ` (or the config's "store")` : ""}, or run georefresh backfill --dataset ${name} into it first`,
+        );
       if (!config && !stored)
         throw new UsageError(
           `${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${nameShown(name)}; check the dataset's name and --store`,
         );
-      if (config && !Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
       if (!stored)
         err(
           `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
@@ -301,6 +317,10 @@ export function registerAnalyst(program: Command): void {
       const many = sel !== undefined && !opts.date;
       if (!many && !opts.region)
         throw new UsageError("give --region with --date or --latest-date, or select with --bbox/--from/--to");
+      if (sel?.bbox && format === "parquet")
+        throw new UsageError(
+          "--bbox picks rows; --format parquet writes a partition's file as it is: drop --bbox, or read --format geojson/ndjson (or give `urls` the selection and read with DuckDB)",
+        );
       if (many && format === "parquet")
         throw new UsageError(
           "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
@@ -332,8 +352,14 @@ export function registerAnalyst(program: Command): void {
       }
       if (format !== "parquet") {
         // GeoJSON is lon/lat (RFC 7946): a dataset stored in a projected CRS is reprojected on the way out.
+        // --bbox picks the rows that meet the box, not just the partitions (GeoPandas' read_parquet(bbox=)).
         const features = tables.flatMap(({ table, crs, from }) =>
-          featuresOf(table, from && { region: from.region, date: from.date }, crsFromCode(crs)),
+          featuresOf(
+            table,
+            from && { region: from.region, date: from.date },
+            crsFromCode(crs),
+            sel?.bbox ? rowsInBbox(table, crs, sel.bbox) : undefined,
+          ),
         );
         payload =
           format === "ndjson"
@@ -355,9 +381,11 @@ export function featuresOf(
   table: Table,
   partition?: { region: string; date: string },
   crs: Crs = CRS84_CRS,
+  keep: (row: number) => boolean = () => true,
 ): unknown[] {
   const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
-  return Array.from({ length: table.numRows }, (_, i) => ({
+  const rows = Array.from({ length: table.numRows }, (_, i) => i).filter(keep);
+  return rows.map((i) => ({
     type: "Feature",
     properties: {
       ...(partition ?? {}),

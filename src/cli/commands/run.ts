@@ -1,3 +1,4 @@
+import { logicalDates } from "../../calendar/calendar.js";
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { DESCRIPTIONS } from "../descriptions.js";
@@ -15,7 +16,7 @@ import type { Outcome, RefreshResult } from "../../protocol/refresh.js";
 import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber } from "../context.js";
 import { isCalendarDate } from "../../calendar/calendar.js";
 import type { CommonOptions } from "../context.js";
-import { EXIT, EXIT_CODE, exitCodesHelp, storeExit, worstExit } from "../exit-codes.js";
+import { EXIT, EXIT_CODE, exitCodesHelp, SETUP_FAILURES, storeExit, worstExit } from "../exit-codes.js";
 import { err, out, printJson, reportError } from "../output.js";
 import { progressReporter } from "../progress.js";
 import { groupPlans } from "../plan-report.js";
@@ -56,7 +57,9 @@ See docs/inputs.md.`;
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
   const store = storeExit(results);
   const outcomes = OUTCOMES.filter((o) => counts[o] > 0).map((o) => EXIT_CODE[o]);
-  return worstExit(store === undefined ? outcomes : [store, ...outcomes]);
+  // A partition that failed on the setup (an input that does not exist) is the user's to fix: exit 2, as the table says.
+  const setup = results.some((r) => r?.outcome === "failed" && r.code !== undefined && SETUP_FAILURES.includes(r.code));
+  return worstExit([...(store === undefined ? [] : [store]), ...(setup ? [EXIT.usage] : []), ...outcomes]);
 }
 
 /**
@@ -146,6 +149,8 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
     const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
     const unfinished = unfinishedDateWarning(single ? "--date" : "--to", to, task.cadence);
     if (unfinished && !json) err(unfinished);
+    const undated = latestOnlyNote(cli.dataset, task, opts.from, opts.to);
+    if (undated && !json && !cli.quiet) err(undated);
     if (opts.listShards !== undefined) return await listShards(opts, task);
     const shard = shardOf(opts);
     const store = await loadStore(config.store);
@@ -216,7 +221,7 @@ async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<vo
             : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
         const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
         out(
-          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${snap}${interrupted}\n`,
+          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snap}${interrupted}\n`,
         );
       }
       // `run` says what became of its partition in one line, with or without a terminal (issue 27 item 7).
@@ -362,4 +367,27 @@ function partitionSettings(flags: PartitionFlags): PartitionSettings {
  */
 function startedAll(s: BackfillSummary): boolean {
   return !s.notStarted && s.results.length === s.total;
+}
+
+/** Rows the task dropped on purpose in the partitions this run promoted, and where to read why. */
+function droppedTally(results: readonly RefreshResult[]): string {
+  const with_ = results.filter((r) => r?.dropped);
+  if (!with_.length) return "";
+  const rows = with_.reduce((n, r) => n + (r.dropped ?? 0), 0);
+  const first = with_[0] as RefreshResult;
+  return `; ${rows} row${rows > 1 ? "s" : ""} dropped by the task in ${with_.length} partition${with_.length > 1 ? "s" : ""} (why: georefresh show ${first.partition.dataset} --region ${first.partition.region} --date ${first.partition.date})`;
+}
+
+/** A feed with no {date} in its url is read for the window's last date only: say which dates that leaves alone. */
+function latestOnlyNote(
+  dataset: string,
+  task: { latestOnly?: boolean; cadence: "daily" | "monthly" },
+  from: string,
+  to: string,
+): string | undefined {
+  if (!task.latestOnly) return undefined;
+  const dates = logicalDates(from, to, task.cadence);
+  if (dates.length < 2) return undefined;
+  const last = dates[dates.length - 1] as string;
+  return `georefresh: the feed url of ${dataset} has no {date}, so its file is the feed as it is now, not as it was: only ${last}, the window's last date, reads it; the ${dates.length - 1} earlier date${dates.length > 2 ? "s are" : " is"} left as ${dates.length > 2 ? "they are" : "it is"} (put {date} in the url to backfill them from dated files, or "undated": "every-date" in the source if the file never changes)\n`;
 }
