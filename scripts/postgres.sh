@@ -10,7 +10,7 @@
 #                                `export` lines: eval "$(scripts/postgres.sh env)"
 #
 # Settings (env): GEOREFRESH_POSTGRES_DIR (default /tmp/georefresh-postgres), GEOREFRESH_POSTGRES_PORT (55432).
-# The test role trusts loopback connections only; the data directory is scratch (a restart keeps it, `rm` resets).
+# The test role trusts loopback connections only (georefresh_pw must give its password); the data directory is scratch (a restart keeps it, `rm` resets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +19,9 @@ PORT=${GEOREFRESH_POSTGRES_PORT:-55432}
 BIN=/usr/lib/postgresql/15/bin
 DB=georefresh_test
 ROLE=georefresh
+# The password role's secret: a test fixture, never a real one (test/sinks/sink-password.postgis.test.ts).
+PW_ROLE=georefresh_pw
+PW_SECRET=never-printed-7f3a
 
 say() { echo "postgres: $*" >&2; }
 
@@ -42,7 +45,10 @@ install() {
 }
 
 start() {
-  if answers; then return 0; fi
+  if answers; then
+    password_role
+    return 0
+  fi
   install
   mkdir -p "$DIR"
   chown postgres:postgres "$DIR"
@@ -62,7 +68,23 @@ start() {
     "${psql[@]}" -d postgres -c "CREATE DATABASE $DB OWNER $ROLE"
   fi
   "${psql[@]}" -d "$DB" -c "CREATE EXTENSION IF NOT EXISTS postgis"
+  password_role
   say "ready on 127.0.0.1:$PORT (database $DB, PostGIS $("${psql[@]}" -d "$DB" -c 'SELECT postgis_lib_version()'))"
+}
+
+# A second role that must give a password (SCRAM), for the tests of a sink without one or with a wrong one;
+# every other role keeps loopback trust.
+password_role() {
+  local psql=(as_postgres psql -h "$DIR" -p "$PORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
+  if [ "$("${psql[@]}" -d postgres -c "SELECT 1 FROM pg_roles WHERE rolname = '$PW_ROLE'")" != "1" ]; then
+    "${psql[@]}" -d postgres -c "SET password_encryption = 'scram-sha-256'; CREATE ROLE $PW_ROLE LOGIN PASSWORD '$PW_SECRET'"
+    "${psql[@]}" -d postgres -c "GRANT CREATE ON DATABASE $DB TO $PW_ROLE"
+  fi
+  local hba="$DIR/data/pg_hba.conf"
+  if ! grep -q "^host all $PW_ROLE " "$hba"; then
+    sed -i "1i host all $PW_ROLE 127.0.0.1/32 scram-sha-256" "$hba"
+    as_postgres "$BIN/pg_ctl" -D "$DIR/data" reload >/dev/null
+  fi
 }
 
 stop() {

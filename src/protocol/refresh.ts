@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GeometryValidator } from "../geo/validity.js";
 import { GeorefreshError } from "../errors.js";
+import { thrownAt } from "../task/thrown-at.js";
 import { isStoreTransient, isStoreUnusable } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
@@ -217,7 +218,10 @@ function failure(error: unknown, result: Result): RefreshResult {
     );
   if (error instanceof UpstreamMissingError) return result("blocked", error.message);
   const storeProblem = isStoreUnusable(error);
-  return result("failed", error instanceof Error ? error.message : String(error), {
+  // A task's own bug says where it was thrown, so the user can open the line (georefresh's errors say where already).
+  const at = error instanceof GeorefreshError ? undefined : thrownAt(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return result("failed", at ? `${message} (thrown at ${at})` : message, {
     ...(storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}),
     ...(error instanceof GeorefreshError ? { code: error.code } : {}),
   });

@@ -32,15 +32,30 @@ export const postgisSink: SinkKind = {
       await client.connect();
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw new SinkConnectError(
-        `cannot connect to ${where}: ${(error as Error).message}. Check the URL and the PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE)`,
-      );
+      throw new SinkConnectError(`cannot connect to ${where}: ${connectProblem(error)}`);
     }
     // A connection lost mid-run rejects the query in flight; this only stops it from also crashing the process.
     client.on("error", () => undefined);
     return new PostgisSession(client, schema, where);
   },
 };
+
+/**
+ * What a failed connection means, in the user's terms: node-pg's own text for a missing password is about SASL
+ * internals ("client password must be a string"), and a refused one says only "authentication failed".
+ */
+function connectProblem(error: unknown): string {
+  const message = (error as Error).message ?? String(error);
+  const check = "Check the URL and the PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE)";
+  if (/client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i.test(message))
+    return "the server asks for a password and none was given: set PGPASSWORD, or put it in ~/.pgpass (libpq's password file)";
+  if (codeOf(error) === "28P01")
+    return "the server refused the password for this user: check PGPASSWORD (or ~/.pgpass, or the URL's password)";
+  if (codeOf(error) === "28000")
+    return `the server refused this user or host (${message}); check PGUSER and the server's pg_hba.conf`;
+  if (codeOf(error) === "3D000") return `${message}; check the database in the URL (or PGDATABASE)`;
+  return `${message}. ${check}`;
+}
 
 /** The URL pg connects with (without `schema`), the schema, and the URL as messages show it (no password). */
 export function parsePostgresUrl(to: string): { connectionString: string; schema: string; where: string } {

@@ -227,6 +227,31 @@ describe("a new user's config-only sources", () => {
       /… and 5 more partitions failed the same way \(input .*nowhere\/feed\.geojson does not exist/,
     );
 
+    // A task's own bug says where it was thrown, on worker threads too.
+    const helper = new URL("../../src/index.ts", import.meta.url).href;
+    writeFileSync(
+      join(dir, "bug-task.mjs"),
+      `import { defineTask } from ${JSON.stringify(helper)};\nexport default defineTask({ name: "bug", version: "1", cadence: "daily", regions: ["a", "b"], inputs: () => ({}), crs: "OGC:CRS84",\n  async compute() { const rows = undefined; return rows.map((r) => r); } });\n`,
+    );
+    const bug = configure("bug", { bug: { module: "./bug-task.mjs" } });
+    for (const workers of ["0", "2"]) {
+      const r = await runCliHere([
+        "backfill",
+        "--config",
+        bug,
+        "--dataset",
+        "bug",
+        "--from",
+        "2026-11-01",
+        "--to",
+        "2026-11-01",
+        "--workers",
+        workers,
+      ]);
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stderr).toMatch(/reading 'map'\) \(thrown at .*bug-task\.mjs:3:\d+\)/);
+    }
+
     for (const command of ["ls", "urls"]) {
       const r = await runCliHere([command, "us-counties", "--store", join(dir, "no-such-store")]);
       expect(r.code, `${command}: ${r.stderr}`).toBe(2);
