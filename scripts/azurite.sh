@@ -52,7 +52,14 @@ start() {
     --disableProductStyleUrl >"$DIR/log/azurite.log" 2>&1 &
   echo $! >"$DIR/azurite.pid"
   await_ready 60 "$DIR/log" "azurite-blob did not answer on $ENDPOINT"
-  say "ready on $ENDPOINT"
+  # The container README's walk-through names (georefresh doctor --store az://georefresh-test/geo), so it works
+  # as written; the tests make their own beside it.
+  AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=http;AccountName=$ACCOUNT;AccountKey=$KEY;BlobEndpoint=$ENDPOINT;" \
+    node --input-type=module -e "import { BlobServiceClient } from '@azure/storage-blob';
+      await BlobServiceClient.fromConnectionString(process.env.AZURE_STORAGE_CONNECTION_STRING)
+        .getContainerClient('$CONTAINER').createIfNotExists();" ||
+    { say "could not create container $CONTAINER"; exit 1; }
+  say "ready on $ENDPOINT (container $CONTAINER)"
 }
 
 case "${1:-}" in

@@ -31,16 +31,17 @@ fi
 default_venv=/opt/georefresh/geopandas-venv
 [ "$(id -u)" = 0 ] || default_venv="${XDG_CACHE_HOME:-$HOME/.cache}/georefresh/geopandas-venv"
 venv="${GEOREFRESH_GEOPANDAS_VENV:-$default_venv}" # test/helpers/geopandas.ts looks in the same places
-if ! "$venv/bin/python" -c "import geopandas, pyarrow, pyogrio, shapely" 2>/dev/null; then
+# DuckDB's Python package too: the README's no-CLI DuckDB line runs with it (test/cli/readme.postgis.test.ts).
+if ! "$venv/bin/python" -c "import geopandas, pyarrow, pyogrio, shapely, duckdb" 2>/dev/null; then
   /usr/bin/python3 -m venv "$venv"
   index="$(pip config get global.extra-index-url 2>/dev/null | cut -d' ' -f1 || true)"
   log="$(mktemp)" # pip warns about the index's missing mirror dirs; its output matters only when it fails
-  if ! "$venv/bin/pip" install -q --disable-pip-version-check ${index:+--index-url "$index"} geopandas pyarrow pyogrio shapely pyproj >"$log" 2>&1; then
+  if ! "$venv/bin/pip" install -q --disable-pip-version-check ${index:+--index-url "$index"} geopandas pyarrow pyogrio shapely pyproj duckdb >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
   fi
   rm -f "$log"
-  "$venv/bin/python" -c "import geopandas, pyarrow, pyogrio, shapely"
+  "$venv/bin/python" -c "import geopandas, pyarrow, pyogrio, shapely, duckdb"
 fi
 
 # Argo Workflows' object model (test/infra/manifests.test.ts validates infra/argo with it), installed apart from the
