@@ -10,7 +10,7 @@ export const DESCRIPTIONS = {
   ls: "list a dataset's partitions: status (current, rekeyed, retired), rows, key, when their data last changed",
   show: "show the manifest entry a partition's readers follow",
   urls: "artifact locations of current partitions, ready for DuckDB's read_parquet([...])",
-  read: "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, every selected partition's rows",
+  read: "read a partition's artifact (sha256-verified) as GeoJSON, NDJSON or Parquet; or, with --bbox/--from/--to, the selected partitions' rows (with --bbox, only the rows meeting the box)",
   changes:
     "row-level change of a keyed dataset's region: keys added, removed, geometry or attributes changed, between two dates or at one",
   sink: "apply a dataset's snapshot to a PostGIS table or a GeoPackage in one transaction: unchanged rows untouched, changed ones updated, gone ones retired",
