@@ -15,7 +15,8 @@ export function thrownAt(error: unknown): string | undefined {
   for (const line of stack.split("\n").slice(1)) {
     const m = /\(?((?:file:\/\/)?\/[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
     if (!m) continue;
-    const path = (m[1] as string).startsWith("file://") ? fileURLToPath(m[1] as string) : (m[1] as string);
+    const found = m[1] as string;
+    const path = found.startsWith("/") ? found : fileURLToPath(found); // a plain path, or an ES module's URL
     if (OWN.some((own) => path.startsWith(own))) continue;
     if (path.includes("/node_modules/")) continue;
     return `${path}:${m[2]}:${m[3]}`;
