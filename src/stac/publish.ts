@@ -56,6 +56,22 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
   const options = JSON.stringify({ ...opts, license: catalog.license, at: catalog.locate(catalog.collectionKey) });
   const previous = await readState(store, dataset);
   if (await provenUnchanged(store, dataset, previous, options)) return unchangedSummary(store, dataset);
+  // The catalog as found, listed *before* the manifests are read: every write below is conditional on these
+  // versions, so a run that another overtakes between its reading the manifests and its writing (a pause, a slow
+  // store) finds the newer catalog's versions moved and stops, instead of writing its older Items over them.
+  const existing = new Map<string, string | undefined>();
+  for await (const e of store.list(stacPrefix(dataset))) existing.set(e.key, e.version);
+  // A listing without versions (the filesystem store) is completed now, not at write time, when a HEAD would see
+  // the newer catalog's version and condition on it.
+  const unversioned = [...existing].filter(([, v]) => v === undefined).map(([k]) => k);
+  await mapBounded(unversioned, 16, async (k) => {
+    const version = await store.head(k).then(
+      (m) => m.version,
+      (error: unknown) => (error instanceof NotFoundError ? undefined : Promise.reject(error)),
+    );
+    if (version === undefined) existing.delete(k);
+    else existing.set(k, version);
+  });
   const { current, versions, manifests } = await itemsOf(store, dataset, catalog);
   const itemKeys = current.map(([k]) => k);
   const parquet = await itemsParquet(
@@ -77,8 +93,6 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     [[itemsParquetKey(dataset), parquet]],
     [[collectionKey(dataset), json(collection)]],
   ];
-  const existing = new Map<string, string | undefined>();
-  for await (const e of store.list(stacPrefix(dataset))) existing.set(e.key, e.version);
   let written = 0;
   let unchanged = 0;
   const objects: Record<string, string> = {};
@@ -185,13 +199,7 @@ async function same(
   existing: Map<string, string | undefined>,
   previous: CatalogState | undefined,
 ): Promise<{ version?: string; same: boolean }> {
-  if (!existing.has(key)) return { same: false };
-  const version =
-    existing.get(key) ??
-    (await store.head(key).then(
-      (m) => m.version,
-      () => undefined,
-    ));
+  const version = existing.get(key);
   if (version === undefined) return { same: false };
   if (predictsVersions(store)) return { version, same: version === store.versionFor(bytes) };
   return { version, same: previous?.objects[key] === version && previous.hashes?.[key] === sha256 };

@@ -7,13 +7,12 @@ import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
-import { backfill } from "../../src/orchestrate/backfill.js";
 import { writeStac } from "../../src/stac/publish.js";
 import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { GatedStore } from "../helpers/gated-store.js";
-import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
+import { promoteSquares } from "./stac-overlap.js";
 
 describe("stac runs that overlap or die", () => {
   let dir: string;
@@ -21,21 +20,7 @@ describe("stac runs that overlap or die", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A store with 2 regions × 4 dates promoted from `n` points (a new n re-promotes every partition). */
-  async function promote(store: ObjectStore, n: number): Promise<void> {
-    const input = join(dir, `points-${n}.json`);
-    writePoints(input, n, n);
-    const r = await backfill({
-      store,
-      dataset: "s",
-      task: pointsTask(input),
-      versions: VERSIONS,
-      from: "2026-01-01",
-      to: "2026-01-04",
-      threads: 0,
-      overridePlausibility: true, // each re-promotion moves every square
-    });
-    expect(r.counts.failed + r.counts.invalid, r.results.find((x) => x.outcome !== "promoted")?.message).toBe(0);
-  }
+  const promote = (store: ObjectStore, n: number) => promoteSquares(store, dir, n, "2026-01-04");
 
   /** Every stored Item's links that point at other Items, and whether each resolves to a stored object. */
   async function danglingLinks(store: ObjectStore): Promise<string[]> {

@@ -1,0 +1,3 @@
+import { describeStacOverlap } from "./stac-overlap.js";
+
+describeStacOverlap("memory");
