@@ -46,7 +46,8 @@ export const csvFormat: SourceFormat = {
         try {
           for await (const record of rows) {
             if (!header) {
-              header = record.map((h) => h.trim());
+              // An empty name (GDAL's own AS_XY output ends its header in a comma) is field_<n>, as OGR names it.
+              header = record.map((h, i) => h.trim() || `field_${i + 1}`);
               geometry = geometryColumns(header, options.geometry, file.name);
               const skip = new Set(Object.values(geometry));
               const fields: FileField[] = header.map((name) => ({ name }));
@@ -62,7 +63,8 @@ export const csvFormat: SourceFormat = {
             const b = builder as BatchBuilder;
             b.add(
               rowGeometry(record, geometry as GeometryColumns, () => `${file.name}, line ${line}`),
-              (i) => record[i],
+              // A line break inside a quoted value is "\n", as OGR reads it, whatever the file's line ends are.
+              (i) => record[i]?.replaceAll("\r\n", "\n"),
             );
             if (b.full) yield b.flush() as never;
           }

@@ -1,7 +1,6 @@
 import { createReadStream } from "node:fs";
 import * as flatbuffers from "flatbuffers";
 import { Feature } from "flatgeobuf/lib/mjs/flat-geobuf/feature.js";
-import { parseProperties } from "flatgeobuf/lib/mjs/generic/feature.js";
 import { fromGeometry } from "flatgeobuf/lib/mjs/geojson/geometry.js";
 import { fromByteBuffer } from "flatgeobuf/lib/mjs/header-meta.js";
 import type { HeaderMeta } from "flatgeobuf/lib/mjs/header-meta.js";
@@ -12,6 +11,7 @@ import type { ColumnType } from "../geoparquet/features.js";
 import { BatchBuilder } from "./batch-builder.js";
 import type { FileField } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
+import { fgbProperties } from "./fgb-properties.js";
 import type { SourceFormat } from "./source-format.js";
 
 /** FlatGeobuf column types (flatgeobuf's ColumnType enum, by value) → ours. Binary is refused. */
@@ -122,7 +122,7 @@ export const flatgeobufFormat: SourceFormat = {
             const feature = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(framed));
             const g = feature.geometry();
             geometry = g ? (fromGeometry(g, h.geometryType) as Geometry) : null;
-            props = parseProperties(feature, h.columns) as Record<string, unknown>;
+            props = fgbProperties(feature, h.columns);
           } catch (error) {
             throw corrupt(file.name, error, row);
           }

@@ -5,6 +5,7 @@ import Pick from "stream-json/filters/Pick.js";
 import StreamValues from "stream-json/streamers/StreamValues.js";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
+import { exactNumber } from "./exact-json.js";
 import { crsMember, geojsonGeometry } from "./geojson-geometry.js";
 import type { OpenedSource, SourceFormat } from "./source-format.js";
 
@@ -30,7 +31,7 @@ export const geojsonFormat: SourceFormat = {
             filter: (stack: readonly (string | number | null)[]) =>
               (stack.length === 1 && TOP.has(String(stack[0]))) || (stack.length === 2 && stack[0] === "features"),
           }),
-          StreamValues.streamValues(),
+          exactNumbers(StreamValues.streamValues()),
         ]);
         let row = 0;
         let type: unknown;
@@ -72,3 +73,17 @@ export const geojsonFormat: SourceFormat = {
     return opened;
   },
 };
+
+/**
+ * The streamer's assembler keeps an integer past 2^53 whole (exact-json.ts) instead of parseFloat's rounding.
+ * stream-json 1.x has no option for it; its Assembler's numberValue is the one place a number's text is seen.
+ */
+function exactNumbers<T>(streamer: T): T {
+  const assembler = (streamer as { _assembler?: { numberValue?: unknown; _saveValue?: (v: unknown) => void } })
+    ._assembler;
+  if (!assembler?._saveValue)
+    throw new Error("stream-json's StreamValues has no _assembler: the pinned version changed");
+  const save = assembler._saveValue.bind(assembler);
+  assembler.numberValue = (text: string) => save(exactNumber(text));
+  return streamer;
+}

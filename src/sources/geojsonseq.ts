@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
+import { mayHoldLongIntegers, parseJsonExact } from "./exact-json.js";
 import { geojsonGeometry } from "./geojson-geometry.js";
 import type { SourceFormat } from "./source-format.js";
 
@@ -23,7 +24,7 @@ export const geojsonSeqFormat: SourceFormat = {
           if (!text) continue;
           let value: { type?: unknown; geometry?: unknown; properties?: unknown };
           try {
-            value = JSON.parse(text) as typeof value;
+            value = (mayHoldLongIntegers(text) ? parseJsonExact(text) : JSON.parse(text)) as typeof value;
           } catch (error) {
             throw new SourceError(
               `${file.name}, line ${line}: not JSON (${(error as Error).message}); check the file and "format"`,

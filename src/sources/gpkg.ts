@@ -54,10 +54,16 @@ export const gpkgFormat: SourceFormat = {
           );
         }
       })();
-      if (options.layer !== undefined && !layers.includes(options.layer))
+      if (options.layer !== undefined && !layers.includes(options.layer)) {
+        const kind = db.prepare("SELECT data_type FROM gpkg_contents WHERE table_name = ?").pluck().get(options.layer);
+        if (typeof kind === "string")
+          throw new SourceError(
+            `${file.name}: layer ${JSON.stringify(options.layer)} is a table of ${JSON.stringify(kind)}, not features (no geometry column); name a features layer (${layers.join(", ") || "none"}) with "layer" in the source`,
+          );
         throw new SourceError(
           `${file.name} has no features layer ${JSON.stringify(options.layer)} (its layers: ${layers.join(", ") || "none"}); fix "layer" in the source`,
         );
+      }
       if (options.layer === undefined && layers.length !== 1)
         throw new SourceError(
           layers.length === 0
@@ -108,7 +114,9 @@ export const gpkgFormat: SourceFormat = {
           // batch, where iterating costs one per row.
           const page = db
             .prepare(`SELECT ${select} FROM ${quote(layer)} WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH_ROWS}`)
-            .raw(true);
+            .raw(true)
+            // A 64-bit integer past 2^53 comes back whole (a bigint) only when asked; numbers would round it.
+            .safeIntegers(columns.some((c, i) => columnType(c.type) === "int64" && builder.wants(i)));
           let row = 0;
           let after: number | bigint = -(2 ** 53);
           for (;;) {

@@ -7,7 +7,7 @@ import { dbfFields, dbfPrelude, dbfValue, LDID_ENCODINGS } from "./dbf.js";
 import { SourceError } from "./errors.js";
 import { layerType, shpGeometry, shpPointWkb } from "./shp-geometry.js";
 import type { OpenedSource, ReadOptions, SourceFile, SourceFormat } from "./source-format.js";
-import { fieldText } from "./text-decode.js";
+import { fieldText, unsaidText } from "./text-decode.js";
 import { openZip } from "./zip.js";
 import type { ZipArchive } from "./zip.js";
 
@@ -24,7 +24,8 @@ interface Parts {
 /**
  * Shapefiles, bare (a .shp with its .dbf, .prj and .cpg beside it) or zipped (read in place, never unpacked):
  * the .shp and .dbf streamed side by side, record by record. The CRS is the .prj's; the text encoding the
- * source's "encoding", else the .cpg, else the DBF's language driver byte, else ISO-8859-1 (GDAL's default).
+ * source's "encoding", else the .cpg, else the DBF's language driver byte, else UTF-8 where the bytes are (GDAL
+ * passes them through) and ISO-8859-1 where they are not.
  */
 export const shapefileFormat: SourceFormat = {
   name: "shapefile",
@@ -102,11 +103,11 @@ async function zipped(file: SourceFile, options: ReadOptions): Promise<Parts> {
   }
 }
 
-function encodingOf(parts: Parts, options: ReadOptions, ldid: number): string {
+function encodingOf(parts: Parts, options: ReadOptions, ldid: number): string | undefined {
   if (options.encoding) return options.encoding;
   const cpg = parts.cpg?.trim();
-  if (cpg) return /^8859_?(\d+)$/.test(cpg) ? `iso-8859-${cpg.replace(/^8859_?/, "")}` : cpg;
-  return LDID_ENCODINGS[ldid] ?? "iso-8859-1";
+  if (cpg) return cpg;
+  return LDID_ENCODINGS[ldid];
 }
 
 async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
@@ -126,6 +127,10 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
         `${where} is not a Shapefile (.shp without its 9994 file code); check the file and "format"`,
       );
     const shapeType = hv.getInt32(32, true);
+    if (shapeType === 31)
+      throw new SourceError(
+        `${where} is a MultiPatch Shapefile (3D surfaces), which georefresh does not read; convert it first, e.g. ogr2ogr -nlt MULTIPOLYGONZ out.gpkg ${where.split("/").pop() ?? where}`,
+      );
     const prelude = await dbf.read(32);
     if (prelude.length < 32) throw new SourceError(`${where}: its .dbf is truncated`);
     const p = dbfPrelude(prelude);
@@ -133,16 +138,19 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
     const full = new Uint8Array(p.headerBytes);
     full.set(prelude);
     full.set(rest, 32);
-    const text = fieldText(encodingOf(parts, options, p.ldid), where);
+    const encoding = encodingOf(parts, options, p.ldid);
+    const text = encoding === undefined ? unsaidText : fieldText(encoding, where);
     const fields = dbfFields(full, text);
     const builder = new BatchBuilder(fields, options.columns, where, layerType(shapeType));
     const points = shapeType === 1 || shapeType === 11 || shapeType === 21;
     // A batch's point WKB, back to back; the builder copies them out when it flushes, so the slab is reused.
     const slab = new Uint8Array(points ? BATCH_ROWS * 29 : 0);
     let slabAt = 0;
+    // Read as Latin-1, a UTF-8 byte-order mark is these three characters.
+    const prj = parts.prj?.replace(/^(\uFEFF|\u00EF\u00BB\u00BF)/, "").trim();
     return {
-      crs: parts.prj?.trim() ? parts.prj : undefined,
-      crsFrom: parts.prj?.trim() ? "its .prj" : "it has no .prj",
+      crs: prj ? prj : undefined,
+      crsFrom: prj ? "its .prj" : "it has no .prj",
       async *batches() {
         for (let record = 1; ; record++) {
           const rh = await shp.read(8);

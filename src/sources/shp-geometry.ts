@@ -18,8 +18,8 @@ export function layerType(shapeType: number): GeometryType {
 
 /**
  * One .shp record's content → a geometry (null for a null shape), as GDAL reads it: a polyline of one part is a
- * LineString, of several a MultiLineString; a polygon's clockwise rings are shells and each counter-clockwise ring
- * a hole of the smallest shell that holds it (a hole no shell holds is a shell of its own); M values are dropped.
+ * LineString, of several a MultiLineString; a polygon's rings are shells and holes by nesting rather than winding
+ * (see polygons); M values are dropped.
  * Throws a RangeError when the record is shorter than its shape needs.
  */
 export function shpGeometry(bytes: Uint8Array): Geometry | null {
@@ -79,7 +79,7 @@ function positions(v: DataView, at: number, n: number, zAt: number): Position[] 
   return out;
 }
 
-/** Twice the signed area: negative for a clockwise ring (a Shapefile's shell). */
+/** Twice the signed area: negative for a clockwise ring. */
 function signedArea(ring: Position[]): number {
   let a = 0;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
@@ -104,31 +104,70 @@ function contains(ring: Position[], p: Position): boolean {
   return inside;
 }
 
+interface Ring {
+  ring: Position[];
+  area: number;
+  box: [number, number, number, number];
+  parent?: Ring;
+  depth: number;
+  holes: Position[][];
+}
+
+function boxOf(ring: Position[]): [number, number, number, number] {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const p of ring) {
+    const x = p[0] as number;
+    const y = p[1] as number;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return [x0, y0, x1, y1];
+}
+
+/**
+ * Whether `inner` lies in `outer`: boxes first, then three of inner's vertices by majority (a hole may touch its
+ * shell at a vertex, where the point-in-ring test can go either way).
+ */
+function holds(outer: Ring, inner: Ring): boolean {
+  const [a, b] = [outer.box, inner.box];
+  if (b[0] < a[0] || b[1] < a[1] || b[2] > a[2] || b[3] > a[3]) return false;
+  const n = inner.ring.length - 1;
+  const picks = n < 3 ? [0] : [0, Math.floor(n / 3), Math.floor((2 * n) / 3)];
+  const inside = picks.filter((i) => contains(outer.ring, inner.ring[i] as Position)).length;
+  return inside * 2 > picks.length;
+}
+
+/**
+ * Rings → polygons by nesting, not by winding: a ring inside an odd number of others is a hole of the one just
+ * outside it, any other ring a shell. For a file that follows the spec (clockwise shells) this is what winding
+ * says; for the many writers that do not, it is still a valid polygon (GDAL 3.6 builds overlapping shells or a
+ * hole outside its shell from such files, which validation would refuse).
+ */
 function polygons(rings: Position[][]): Geometry {
-  const shells: { ring: Position[]; area: number; holes: Position[][] }[] = [];
-  const holes: Position[][] = [];
-  for (const ring of rings) {
-    const a = signedArea(ring);
-    if (a <= 0) shells.push({ ring, area: -a, holes: [] });
-    else holes.push(ring);
+  if (rings.length === 1) return { type: "Polygon", coordinates: rings };
+  const all: Ring[] = rings
+    .map((ring) => ({ ring, area: Math.abs(signedArea(ring)), box: boxOf(ring), depth: 0, holes: [] }))
+    .sort((p, q) => q.area - p.area);
+  for (let i = 0; i < all.length; i++) {
+    const r = all[i] as Ring;
+    // The smallest larger ring that holds r is the one just outside it.
+    for (let j = i - 1; j >= 0; j--)
+      if (holds(all[j] as Ring, r)) {
+        r.parent = all[j] as Ring;
+        r.depth = r.parent.depth + 1;
+        break;
+      }
   }
-  for (const hole of holes) {
-    if (
-      shells.length === 1 &&
-      holes.length > 0 &&
-      shells[0]?.holes !== undefined &&
-      rings.length === 1 + holes.length
-    ) {
-      shells[0].holes.push(hole);
-      continue;
-    }
-    let best: (typeof shells)[number] | undefined;
-    for (const s of shells) if ((!best || s.area < best.area) && hole.some((p) => contains(s.ring, p))) best = s;
-    if (best) best.holes.push(hole);
-    else shells.push({ ring: hole, area: signedArea(hole), holes: [] });
+  const shells: Ring[] = [];
+  for (const r of all) {
+    if (r.depth % 2 === 0) shells.push(r);
+    else r.parent?.holes.push(r.ring);
   }
+  shells.sort((p, q) => rings.indexOf(p.ring) - rings.indexOf(q.ring));
   if (shells.length === 1) {
-    const s = shells[0] as (typeof shells)[number];
+    const s = shells[0] as Ring;
     return { type: "Polygon", coordinates: [s.ring, ...s.holes] };
   }
   return { type: "MultiPolygon", coordinates: shells.map((s) => [s.ring, ...s.holes]) };

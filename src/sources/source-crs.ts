@@ -18,7 +18,14 @@ export function sourceCrs(
 ): { crs: Crs; definition: unknown } {
   const fromConfig = declared === undefined ? undefined : crsFromDefinition(declared, `the source's "crs" for ${file}`);
   if (opened.crs !== undefined) {
-    const fromFile = crsFromDefinition(opened.crs, `${file} (${opened.crsFrom})`);
+    const fromFile = readable(opened.crs);
+    if (fromFile === undefined) {
+      // A definition no reader knows says nothing usable: the source's "crs" may say it, else the file is refused.
+      if (fromConfig) return { crs: fromConfig, definition: declared };
+      throw new SourceError(
+        `${file} (${opened.crsFrom}) holds a CRS definition georefresh cannot read (${excerpt(opened.crs)}); add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source" in the config, or fix the file's CRS`,
+      );
+    }
     if (fromConfig && !equivalent(fromFile, fromConfig))
       throw new SourceError(
         `${file} (${opened.crsFrom}) says the CRS is ${fromFile.id}, but the source's "crs" is ${fromConfig.id}; a file's own CRS wins, so remove "crs" from the source, or fix the file`,
@@ -30,6 +37,20 @@ export function sourceCrs(
   throw new SourceError(
     `${file} does not say its CRS (${opened.crsFrom}) and the source declares none; add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source" in the config`,
   );
+}
+
+function readable(definition: unknown): Crs | undefined {
+  try {
+    return crsFromDefinition(definition, "");
+  } catch {
+    return undefined;
+  }
+}
+
+function excerpt(definition: unknown): string {
+  const text = typeof definition === "string" ? definition : JSON.stringify(definition);
+  const flat = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}...` : flat);
 }
 
 /**

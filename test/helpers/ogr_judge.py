@@ -3,7 +3,8 @@
 argv: path, layer ("" for the first), crs ("" for the file's own), to ("" to pick by datum: NAD83 -> EPSG:4269
 under PROJ's null transform, which is what georefresh's NAD83 -> WGS 84 is; else OGC:CRS84), then open options
 (KEY=VALUE, e.g. X_POSSIBLE_NAMES=X for a CSV's point columns). Prints
-{"features": [{"properties": {...}, "geometry": GeoJSON | null}], "crs": "<what OGR found>"}."""
+{"features": [{"properties": {...}, "geometry": GeoJSON | null (an empty one too)}], "types": {name: [OGR type,
+subtype]}, "crs": "<what OGR found>"}; dates are ISO 8601, integers past 2^53 their digits as text."""
 import json
 import sys
 
@@ -30,7 +31,7 @@ def move(c):
 
 
 def geometry(g):
-    if g is None:
+    if g is None or g.IsEmpty():
         return None
     j = json.loads(g.ExportToJson())
     return tr(j)
@@ -42,9 +43,28 @@ def tr(j):
     return {"type": j["type"], "coordinates": move(j["coordinates"]) if j["coordinates"] else []}
 
 
+def value(f, i, kind):
+    """A field as JSON: dates in ISO 8601, an integer past 2^53 as its digits (JSON readers would round it)."""
+    if not f.IsFieldSetAndNotNull(i):
+        return None
+    if kind in (ogr.OFTDate, ogr.OFTDateTime):
+        y, mo, d, h, mi, sec, tz = f.GetFieldAsDateTime(i)
+        day = "%04d-%02d-%02d" % (y, mo, d)
+        if kind == ogr.OFTDate:
+            return day
+        zone = "" if tz in (0, 1) else "Z" if tz == 100 else "%+03d:%02d" % divmod((tz - 100) * 15, 60)
+        return "%sT%02d:%02d:%06.3f%s" % (day, h, mi, sec, zone)
+    v = f.GetField(i)
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**53:
+        return str(v)
+    return v
+
+
 defn = layer.GetLayerDefn()
-names = [defn.GetFieldDefn(i).GetName() for i in range(defn.GetFieldCount())]
+fields = [defn.GetFieldDefn(i) for i in range(defn.GetFieldCount())]
+types = {d.GetName(): [ogr.GetFieldTypeName(d.GetType()), ogr.GetFieldSubTypeName(d.GetSubType())] for d in fields}
 out = []
 for f in layer:
-    out.append({"properties": {n: f.GetField(n) for n in names}, "geometry": geometry(f.GetGeometryRef())})
-print(json.dumps({"features": out, "crs": src.to_string(), "to": to}))
+    props = {d.GetName(): value(f, i, d.GetType()) for i, d in enumerate(fields)}
+    out.append({"properties": props, "geometry": geometry(f.GetGeometryRef())})
+print(json.dumps({"features": out, "types": types, "crs": src.to_string(), "to": to}))

@@ -5,15 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliHere } from "../helpers/cli.js";
+import { positions, readRows } from "../helpers/geojson-rows.js";
+import type { Geometry, Row } from "../helpers/geojson-rows.js";
 import { writeCorpus } from "../helpers/source-corpus.js";
 
 const JUDGE = fileURLToPath(new URL("../helpers/ogr_judge.py", import.meta.url));
-
-type Geometry = { type: string; coordinates?: unknown; geometries?: Geometry[] } | null;
-interface Row {
-  properties: Record<string, unknown>;
-  geometry: Geometry;
-}
 
 /** One corpus file as a config-only dataset, and how the judge reads the same file. */
 interface Case {
@@ -138,34 +134,7 @@ function judge(c: Case): Row[] {
   return (JSON.parse(out) as { features: Row[] }).features;
 }
 
-async function ours(dataset: string): Promise<Row[]> {
-  const r = await runCliHere([
-    "read",
-    dataset,
-    "--config",
-    join(dir, "georefresh.config.json"),
-    "--region",
-    "weld",
-    "--latest-date",
-    "--format",
-    "geojson",
-  ]);
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  return (JSON.parse(r.stdout) as { features: Row[] }).features;
-}
-
-/** Every position of a geometry, in order. */
-function positions(g: Geometry): number[][] {
-  const out: number[][] = [];
-  const walk = (c: unknown): void => {
-    if (Array.isArray(c) && typeof c[0] === "number") out.push(c as number[]);
-    else if (Array.isArray(c)) c.forEach(walk);
-  };
-  if (g?.geometries) g.geometries.forEach((x) => out.push(...positions(x)));
-  else walk(g?.coordinates);
-  return out;
-}
+const ours = (dataset: string) => readRows(dataset, join(dir, "georefresh.config.json"), "weld");
 
 describe("a dataset from config alone reads each format as GDAL does (corpus written by ogr2ogr, judged by OGR + PROJ)", () => {
   beforeAll(async () => {

@@ -10,6 +10,8 @@ import { crsFromCode, CRS84_CRS, reproject } from "../../geo/crs.js";
 import type { Crs } from "../../geo/crs.js";
 import { openDataset } from "../../views/reader.js";
 import { rowsInBbox } from "../../views/rows-in-bbox.js";
+import { featureCollectionText, featureText } from "../../views/geojson-text.js";
+import type { GeoJsonFeature } from "../../views/geojson-text.js";
 import { loadScheme } from "../../store/backends.js";
 import { localPathOf, schemeOf } from "../../store/schemes.js";
 import { validatePrefix } from "../../store/keys.js";
@@ -363,8 +365,8 @@ export function registerAnalyst(program: Command): void {
         );
         payload =
           format === "ndjson"
-            ? features.map((f) => JSON.stringify(f)).join("\n") + (features.length ? "\n" : "")
-            : `${JSON.stringify({ type: "FeatureCollection", features })}\n`;
+            ? features.map(featureText).join("\n") + (features.length ? "\n" : "")
+            : `${featureCollectionText(features)}\n`;
       }
       // The data as it is (never redacted: it is the user's data, not a message).
       if (opts.out) await writeFile(opts.out, payload);
@@ -382,11 +384,11 @@ export function featuresOf(
   partition?: { region: string; date: string },
   crs: Crs = CRS84_CRS,
   keep: (row: number) => boolean = () => true,
-): unknown[] {
+): GeoJsonFeature[] {
   const props = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
   const rows = Array.from({ length: table.numRows }, (_, i) => i).filter(keep);
   return rows.map((i) => ({
-    type: "Feature",
+    type: "Feature" as const,
     properties: {
       ...(partition ?? {}),
       ...Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
@@ -395,8 +397,11 @@ export function featuresOf(
   }));
 }
 
+/** A value as GeoJSON holds it: a 64-bit integer a double holds exactly as a number, else kept whole (a bigint). */
 function jsonValue(v: unknown): unknown {
-  return typeof v === "bigint" ? Number(v) : v;
+  return typeof v === "bigint" && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(v)
+    : v;
 }
 
 /** The selection flags as given, for a message. */
