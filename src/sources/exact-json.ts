@@ -22,6 +22,29 @@ export function mayHoldLongIntegers(text: string): boolean {
 /** The deepest nesting a feed's JSON may have; a GeometryCollection of collections deeper than this is hostile. */
 export const MAX_JSON_DEPTH = 256;
 
+/** Whether a JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let brackets = 0;
+  for (let i = 0; i < text.length && brackets <= max; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) brackets++;
+  }
+  if (brackets <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") {
+      if (++depth > max) return true;
+    } else if (c === "]" || c === "}") depth--;
+  }
+  return false;
+}
+
 /** JSON.parse, but integers past 2^53 as bigints (see exactNumber), and nesting beyond MAX_JSON_DEPTH refused. */
 export function parseJsonExact(text: string): unknown {
   let at = 0;

@@ -5,7 +5,7 @@ import Pick from "stream-json/filters/Pick.js";
 import StreamValues from "stream-json/streamers/StreamValues.js";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
-import { exactNumber } from "./exact-json.js";
+import { exactNumber, MAX_JSON_DEPTH } from "./exact-json.js";
 import { crsMember, geojsonGeometry } from "./geojson-geometry.js";
 import type { OpenedSource, SourceFormat } from "./source-format.js";
 
@@ -27,6 +27,7 @@ export const geojsonFormat: SourceFormat = {
         const pipeline = Chain.chain([
           createReadStream(file.path),
           StreamJson.parser(),
+          depthLimit(file.name),
           Pick.pick({
             filter: (stack: readonly (string | number | null)[]) =>
               (stack.length === 1 && TOP.has(String(stack[0]))) || (stack.length === 2 && stack[0] === "features"),
@@ -86,4 +87,18 @@ function exactNumbers<T>(streamer: T): T {
   const save = assembler._saveValue.bind(assembler);
   assembler.numberValue = (text: string) => save(exactNumber(text));
   return streamer;
+}
+
+/** A step of the token stream that refuses nesting past MAX_JSON_DEPTH (a stack overflow later, else). */
+function depthLimit(name: string): (token: { name: string }) => { name: string } {
+  let depth = 0;
+  return (token) => {
+    if (token.name === "startObject" || token.name === "startArray") {
+      if (++depth > MAX_JSON_DEPTH)
+        throw new SourceError(
+          `${name}: JSON nested deeper than ${MAX_JSON_DEPTH} levels, which no feature needs; fix the file`,
+        );
+    } else if (token.name === "endObject" || token.name === "endArray") depth--;
+    return token;
+  };
 }

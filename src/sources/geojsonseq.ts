@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
-import { mayHoldLongIntegers, parseJsonExact } from "./exact-json.js";
+import { MAX_JSON_DEPTH, mayHoldLongIntegers, nestedDeeperThan, parseJsonExact } from "./exact-json.js";
 import { geojsonGeometry } from "./geojson-geometry.js";
 import type { SourceFormat } from "./source-format.js";
 
@@ -23,6 +23,10 @@ export const geojsonSeqFormat: SourceFormat = {
           const text = raw.replace(/^\x1e/, "").trim();
           if (!text) continue;
           let value: { type?: unknown; geometry?: unknown; properties?: unknown };
+          if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+            throw new SourceError(
+              `${file.name}, line ${line}: JSON nested deeper than ${MAX_JSON_DEPTH} levels, which no feature needs; fix the file`,
+            );
           try {
             value = (mayHoldLongIntegers(text) ? parseJsonExact(text) : JSON.parse(text)) as typeof value;
           } catch (error) {

@@ -35,6 +35,8 @@ export const gpkgFormat: SourceFormat = {
     try {
       db = new Database(file.path, { readonly: true, fileMustExist: true });
       db.pragma("query_only = true");
+      // Nothing of the file's own SQL runs with powers: no function with side effects from its schema.
+      db.pragma("trusted_schema = false");
     } catch (error) {
       throw new SourceError(
         `${file.name} cannot be opened as a GeoPackage: ${(error as Error).message}; check the file and "format"`,
@@ -71,6 +73,13 @@ export const gpkgFormat: SourceFormat = {
             : `${file.name} has ${layers.length} layers (${layers.join(", ")}); name one with "layer" in the source`,
         );
       const layer = options.layer ?? (layers[0] as string);
+      const kind = db.prepare("SELECT type FROM sqlite_master WHERE name = ?").pluck().get(layer);
+      if (kind !== "table")
+        throw new SourceError(
+          kind === "view"
+            ? `${file.name}: layer ${JSON.stringify(layer)} is a view (SQL of the file's own, which georefresh does not run); export it as a table first, e.g. ogr2ogr -sql "SELECT * FROM ${layer}" out.gpkg ${file.name.split("/").pop() ?? file.name}`
+            : `${file.name}: layer ${JSON.stringify(layer)} is listed in gpkg_contents but is not a table (${String(kind ?? "missing")}); the GeoPackage is damaged`,
+        );
       const gc = db
         .prepare("SELECT column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
         .get(layer) as { column_name: string; geometry_type_name: string; srs_id: number } | undefined;

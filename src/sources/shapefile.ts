@@ -152,9 +152,14 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
       crs: prj ? prj : undefined,
       crsFrom: prj ? "its .prj" : "it has no .prj",
       async *batches() {
-        for (let record = 1; ; record++) {
+        let record = 1;
+        for (; ; record++) {
           const rh = await shp.read(8);
           if (rh.length === 0) break;
+          if (record > p.records)
+            throw new SourceError(
+              `${where}: the .dbf says ${p.records} records but the .shp has more (record ${record}); the Shapefile is damaged`,
+            );
           if (rh.length < 8) throw new SourceError(`${where}: the .shp is truncated at record ${record}`);
           const length = 2 * new DataView(rh.buffer, rh.byteOffset, 8).getInt32(4, false);
           const content = await shp.read(length);
@@ -180,6 +185,10 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
             slabAt = 0;
           }
         }
+        if (record - 1 < p.records)
+          throw new SourceError(
+            `${where}: the .shp has ${record - 1} records but the .dbf says ${p.records}; the Shapefile is damaged`,
+          );
         const last = builder.flush();
         if (last) yield last;
       },

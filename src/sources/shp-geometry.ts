@@ -33,7 +33,9 @@ export function shpGeometry(bytes: Uint8Array): Geometry | null {
     case 21: {
       const x = v.getFloat64(4, true);
       const y = v.getFloat64(12, true);
-      return { type: "Point", coordinates: z ? [x, y, v.getFloat64(20, true)] : [x, y] };
+      const point = z ? [x, y, v.getFloat64(20, true)] : [x, y];
+      if (!point.every(Number.isFinite)) throw notFinite();
+      return { type: "Point", coordinates: point };
     }
     case 8:
     case 18:
@@ -74,10 +76,15 @@ function positions(v: DataView, at: number, n: number, zAt: number): Position[] 
   for (let i = 0; i < n; i++) {
     const x = v.getFloat64(at + 16 * i, true);
     const y = v.getFloat64(at + 16 * i + 8, true);
-    out[i] = zAt >= 0 ? [x, y, v.getFloat64(zAt + 8 * i, true)] : [x, y];
+    const z = zAt >= 0 ? v.getFloat64(zAt + 8 * i, true) : 0;
+    // x - x is NaN for NaN and for either infinity: one test for all three.
+    if (x - x !== 0 || y - y !== 0 || z - z !== 0) throw notFinite();
+    out[i] = zAt >= 0 ? [x, y, z] : [x, y];
   }
   return out;
 }
+
+const notFinite = () => new RangeError("a coordinate is not a finite number (NaN or infinite)");
 
 /** Twice the signed area: negative for a clockwise ring. */
 function signedArea(ring: Position[]): number {
@@ -184,6 +191,11 @@ export function shpPointWkb(bytes: Uint8Array, slab: Uint8Array, at: number): Ui
   if (type !== 1 && type !== 11 && type !== 21) throw new RangeError(`shape type ${type} in a point layer`);
   const z = type === 11;
   if (bytes.length < (z ? 28 : 20)) throw new RangeError("record shorter than its point");
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const x = v.getFloat64(4, true);
+  const y = v.getFloat64(12, true);
+  const h = z ? v.getFloat64(20, true) : 0;
+  if (x - x !== 0 || y - y !== 0 || h - h !== 0) throw notFinite();
   slab[at] = 1;
   slab[at + 1] = z ? 0xe9 : 1; // 1001 = 0x03e9, little-endian
   slab[at + 2] = z ? 0x03 : 0;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { stat } from "node:fs/promises";
 import type { RecordBatch } from "apache-arrow";
 import { redact } from "../store/secrets.js";
 import { defineTask } from "../task/task.js";
@@ -12,7 +13,7 @@ import type { SourceSpec } from "./source-spec.js";
 import { unifyBatches } from "./unify.js";
 
 /** Bumped whenever a reader's rows for the same file could change: part of every source dataset's keys. */
-export const READERS_VERSION = "1";
+export const READERS_VERSION = "2";
 
 /** Where this factory lives, so a worker thread or process builds the same task from the same spec. */
 export const SOURCE_TASK_MODULE = import.meta.url;
@@ -52,12 +53,19 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
     },
     async compute(ctx: TaskContext) {
       const name = redact(sourceUrl(spec, ctx.partition));
+      // Each path was checked against its identity when handed over; one that changes while it is read would give
+      // rows that match neither, so the reading is checked to have seen one unchanged file (stat before and after).
+      const seen = new Map<string, string>();
+      const watched = async (path: string) => {
+        seen.set(path, await statOf(path));
+        return path;
+      };
       const file: SourceFile = {
-        path: await ctx.inputPath("source"),
+        path: await watched(await ctx.inputPath("source")),
         name,
         sidecar: async (ext) =>
           (sidecars as readonly string[]).includes(ext)
-            ? ctx.inputPath(ext).catch((error: unknown) => {
+            ? ctx.inputPath(ext).then(watched, (error: unknown) => {
                 if ((error as { code?: unknown }).code === "InputMissing" && OPTIONAL_SIDECARS.includes(ext))
                   return undefined;
                 throw error;
@@ -76,6 +84,11 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
         if (opened.crs === undefined && opened.impliedCrs === undefined) sourceCrs(opened, spec.crs, name);
         const batches: RecordBatch[] = [];
         for await (const batch of opened.batches()) batches.push(batch);
+        for (const [path, before] of seen)
+          if ((await statOf(path)) !== before)
+            throw new SourceError(
+              `${name}${path === file.path ? "" : ` (${path.split("/").pop() ?? path})`} changed while it was read (its size or modification time moved); nothing was kept from it; run again once the file is complete`,
+            );
         const { definition } = sourceCrs(opened, spec.crs, name);
         const table = unifyBatches(batches, definition, name);
         const names = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry");
@@ -90,6 +103,12 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
       }
     },
   });
+}
+
+/** What a change to a file moves: its size, inode and modification and change times (to the nanosecond). */
+async function statOf(path: string): Promise<string> {
+  const s = await stat(path, { bigint: true });
+  return `${s.size}:${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
 /** What decides a file's rows besides its bytes: format, layer, CRS, columns, encoding, geometry columns. */

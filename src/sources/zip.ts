@@ -47,7 +47,18 @@ export async function openZip(path: string, where: string): Promise<ZipArchive> 
     throw error;
   }
   const cap = inputCap();
+  let unpacked = 0;
   const check = (entry: Entry) => {
+    // A Unix mode in the high half of the external attributes: S_IFLNK entries hold a link's target, not data.
+    if (((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000)
+      throw new SourceError(
+        `${where}: entry ${entry.fileName} is a symbolic link, which a feed has no use for; refusing it`,
+      );
+    unpacked += entry.uncompressedSize;
+    if (unpacked > cap && entry.uncompressedSize <= cap)
+      throw new SourceError(
+        `${where}: its entries would unpack to ${unpacked} bytes together, over the input cap of ${cap} (GEOREFRESH_MAX_INPUT_BYTES); refusing it`,
+      );
     if (entry.uncompressedSize > cap)
       throw new SourceError(
         `${where}: entry ${entry.fileName} would unpack to ${entry.uncompressedSize} bytes, over the input cap of ${cap} (GEOREFRESH_MAX_INPUT_BYTES); refusing it`,

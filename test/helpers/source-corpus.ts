@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCliHere } from "./cli.js";
 
 /**
  * A corpus of source files written by GDAL itself (Debian's ogr2ogr) from three GeoJSON fixtures in OGC:CRS84:
@@ -146,4 +147,29 @@ export function writeFeedProject(dir: string, regions: string[], extra: Record<s
     }),
   );
   return config;
+}
+
+/** `dir/<dataset>.config.json`: one config-only dataset of region "weld", monthly, reading `source`. */
+export function sourceConfig(dir: string, dataset: string, source: Record<string, unknown>): string {
+  const config = join(dir, `${dataset}.config.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({ store: "./data", datasets: { [dataset]: { source, regions: ["weld"], cadence: "monthly" } } }),
+  );
+  return config;
+}
+
+/** A January 2026 backfill of that dataset, in process: its exit code, all it printed, whether it published. */
+export async function backfillSource(
+  dir: string,
+  dataset: string,
+  source: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; published: boolean }> {
+  const config = sourceConfig(dir, dataset, source);
+  const r = await runCliHere(
+    ["backfill", "--config", config, "--dataset", dataset, "--from", "2026-01-01", "--to", "2026-01-31"],
+    env,
+  );
+  return { code: r.code, out: r.stdout + r.stderr, published: existsSync(join(dir, "data", "artifacts", dataset)) };
 }

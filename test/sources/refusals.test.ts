@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliHere } from "../helpers/cli.js";
-import { writeCorpus } from "../helpers/source-corpus.js";
+import { backfillSource, writeCorpus } from "../helpers/source-corpus.js";
 
 let dir: string;
 
@@ -24,25 +24,7 @@ z.close()`;
   execFileSync("python3", ["-c", code, path]);
 }
 
-async function backfill(dataset: string, source: Record<string, unknown>) {
-  const config = join(dir, `${dataset}.config.json`);
-  writeFileSync(
-    config,
-    JSON.stringify({ store: "./data", datasets: { [dataset]: { source, regions: ["weld"], cadence: "monthly" } } }),
-  );
-  const r = await runCliHere([
-    "backfill",
-    "--config",
-    config,
-    "--dataset",
-    dataset,
-    "--from",
-    "2026-01-01",
-    "--to",
-    "2026-01-31",
-  ]);
-  return { ...r, out: r.stdout + r.stderr, published: existsSync(join(dir, "data", "artifacts", dataset)) };
-}
+const backfill = (dataset: string, source: Record<string, unknown>) => backfillSource(dir, dataset, source);
 
 describe("a source file that cannot become rows fails its partition and publishes nothing", () => {
   beforeAll(() => {
