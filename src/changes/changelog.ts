@@ -148,7 +148,7 @@ const plainType = (t: DataType | undefined): DataType =>
 
 /** The changelog as an Arrow table: the key's columns, change, before_digest, after_digest, columns. */
 export function changelogTable(log: Changelog): Table {
-  const columns: Record<string, Vector> = {};
+  const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   log.key.forEach((name, i) => {
     columns[name] = vectorFromArray(
       log.rows.map((r) => r.key[i] ?? null),

@@ -37,7 +37,7 @@ export function mergePartial(delta: Table, base: Table | undefined, key: readonl
   for (let i = 0; base && i < base.numRows; i++) if (!touched.has(keyOf(base, i))) kept.push(i);
   const carried: number[] = [];
   for (let i = 0; i < delta.numRows; i++) if (deleted?.get(i) !== true) carried.push(i);
-  const columns: Record<string, Vector> = {};
+  const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const name of names) {
     const from = base?.getChild(name);
     const to = delta.getChild(name) as Vector;

@@ -62,7 +62,7 @@ export function featuresToTable(
   geometryColumn = "geometry",
 ) {
   const wkb = encodeWkbColumn(features.map((f) => f.geometry));
-  const vectors: Record<string, Vector> = {};
+  const vectors: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const { name, type } of columns) {
     if (name === geometryColumn)
       throw new FeatureSchemaError(`a property is named '${geometryColumn}', which is the geometry column`);

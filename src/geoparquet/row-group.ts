@@ -95,7 +95,7 @@ export function encodeGroup(
   native: boolean,
 ): EncodedGroup {
   const plan = ascendingPlan(rows);
-  const columns: Record<string, Vector> = {};
+  const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const [name, vector] of src.columns) columns[name] = take(vector, rows, plan);
   columns[COVERING_COLUMN] = coveringVector(src.bboxes, plan); // rebuilt from the geometries themselves
   const bytes = encodeIpcGroup(groupIpc(new Table(columns)), settings); // fresh schema: no input metadata

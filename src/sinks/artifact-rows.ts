@@ -89,7 +89,7 @@ function kept(table: Table, key: string[], keep: ReadonlySet<string>): Table {
   } else for (let i = 0; i < table.numRows; i++) if (keep.has(keyText(columns.map((c) => c.get(i))))) rows.push(i);
   const order = Uint32Array.from(rows);
   const plan = ascendingPlan(order);
-  const out: Record<string, Vector> = {};
+  const out: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const f of table.schema.fields) out[f.name] = take(table.getChild(f.name) as Vector, order, plan);
   return new Table(out);
 }

@@ -3,6 +3,7 @@ import type { Data, DataType } from "apache-arrow";
 import type { Geometry, GeometryType } from "../geo/geometry.js";
 import { encodeWkb, encodeWkbColumn } from "../geo/wkb.js";
 import { ARROW_TYPE } from "../geoparquet/features.js";
+import { COVERING_COLUMN } from "../geoparquet/row-group.js";
 import type { ColumnType } from "../geoparquet/features.js";
 import type { SourceColumn } from "./source-spec.js";
 import { ColumnBuffer } from "./column-buffer.js";
@@ -31,6 +32,10 @@ interface OutColumn {
 }
 
 export const GEOMETRY = "geometry";
+/** The covering column every artifact carries (geoparquet/row-group.ts): a feed's own "bbox" would be lost to it. */
+const COVERING = COVERING_COLUMN;
+
+const folded = (name: string) => name.normalize("NFC").toLowerCase();
 export const BATCH_ROWS = 65_536;
 /** Field metadata of a column whose type its values decided; "none" when every value of the batch was null. */
 export const INFERRED = "georefresh:inferred";
@@ -80,13 +85,20 @@ export class BatchBuilder {
         : undefined
       : { name: f.name };
     if (!chosen) return undefined;
-    if (chosen.name === GEOMETRY)
+    if (chosen.name === GEOMETRY || chosen.name === COVERING)
       throw new SourceError(
-        `${this.where}: column ${JSON.stringify(f.name)} would be named "${GEOMETRY}", which is the geometry column; rename it in "columns"`,
+        `${this.where}: column ${JSON.stringify(f.name)} would be named "${chosen.name}", which is the ${chosen.name === GEOMETRY ? "geometry column" : "covering column GeoParquet readers prune by"}; rename it in "columns" (e.g. "${f.name}": "${chosen.name}_value")`,
       );
     if (this.out.some((c) => c.name === chosen.name))
       throw new SourceError(
         `${this.where}: two columns would both be named ${JSON.stringify(chosen.name)}; rename one in "columns"`,
+      );
+    // SQLite (GeoPackage), DuckDB and PostgreSQL's unquoted names do not tell these apart: DuckDB answers a
+    // query for one with the other's values.
+    const twin = this.out.find((c) => folded(c.name) === folded(chosen.name));
+    if (twin)
+      throw new SourceError(
+        `${this.where}: columns ${JSON.stringify(twin.name)} and ${JSON.stringify(chosen.name)} differ only in ${twin.name.toLowerCase() === chosen.name.toLowerCase() ? "case" : "Unicode form or case"}, which DuckDB, SQLite and GeoPackage do not tell apart; rename one in "columns"`,
       );
     const type = chosen.type ?? f.type;
     const column: OutColumn = { from, source: f.name, name: chosen.name, ...(type ? { type } : {}) };

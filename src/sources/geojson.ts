@@ -75,17 +75,42 @@ export const geojsonFormat: SourceFormat = {
   },
 };
 
+interface Assembler {
+  done: boolean;
+  current: unknown;
+  key: string | null;
+  _saveValue?: (v: unknown) => void;
+  stringValue?: (v: string) => void;
+  numberValue?: (v: string) => void;
+}
+
 /**
- * The streamer's assembler keeps an integer past 2^53 whole (exact-json.ts) instead of parseFloat's rounding.
- * stream-json 1.x has no option for it; its Assembler's numberValue is the one place a number's text is seen.
+ * The streamer's assembler, made faithful: an integer past 2^53 stays whole (exact-json.ts) instead of
+ * parseFloat's rounding, and a key named "__proto__" is an own property, as JSON.parse makes it (plain
+ * assignment would set the object's prototype and drop the property). stream-json 1.x has no option for either;
+ * its Assembler's value savers are the one place both are seen.
  */
 function exactNumbers<T>(streamer: T): T {
-  const assembler = (streamer as { _assembler?: { numberValue?: unknown; _saveValue?: (v: unknown) => void } })
-    ._assembler;
+  const assembler = (streamer as { _assembler?: Assembler })._assembler;
   if (!assembler?._saveValue)
     throw new Error("stream-json's StreamValues has no _assembler: the pinned version changed");
-  const save = assembler._saveValue.bind(assembler);
-  assembler.numberValue = (text: string) => save(exactNumber(text));
+  const a = assembler;
+  const save = (value: unknown) => {
+    if (a.done) a.current = value;
+    else if (Array.isArray(a.current)) a.current.push(value);
+    else {
+      Object.defineProperty(a.current, a.key as string, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      a.key = null;
+    }
+  };
+  a._saveValue = save;
+  a.stringValue = save;
+  a.numberValue = (text: string) => save(exactNumber(text));
   return streamer;
 }
 

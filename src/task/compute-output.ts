@@ -96,7 +96,7 @@ function splitGeometry(table: Table, declared?: ColumnSpec[]): SplitInput {
       `compute's '${GEOMETRY_COLUMN}' column has ${geometry.nullCount} null values; write an empty geometry instead`,
     );
   const fields = table.schema.fields.map((f) => f.name);
-  const others: Record<string, Vector> = {};
+  const others: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const name of fields) if (name !== GEOMETRY_COLUMN) others[name] = table.getChild(name) as Vector;
   return { fields, numRows: table.numRows, type: geometry.type, others, chunks: geometry.data.slice() };
 }
@@ -216,7 +216,7 @@ export async function tableFromCompute(
     throw error;
   }
   misplaced(wkb.bboxes, from, opts.to);
-  const columns: Record<string, Vector> = {};
+  const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const name of fields)
     columns[name] =
       name === GEOMETRY_COLUMN
