@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { Delta } from "./delta.js";
@@ -54,9 +54,25 @@ function openFile(path: string): Database.Database {
 
 /** Refuses to write into a file that is something else than a GeoPackage (or empty, or new). */
 function checkFile(path: string): void {
+  // SQLite names its -journal and -wal files after the path it was given: written through a link, they would
+  // sit beside the link while the database is elsewhere, and a crash would leave the real file without them.
+  const link = (() => {
+    try {
+      return lstatSync(path).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  })();
+  if (link)
+    throw new SinkConnectError(
+      `${path} is a symbolic link (to ${readlinkSync(path)}): refusing to write through it; give the GeoPackage's own path`,
+    );
   if (!existsSync(path)) return;
   const st = statSync(path);
-  if (!st.isFile()) throw new SinkConnectError(`${path} is not a file: give the path of a .gpkg file`);
+  if (!st.isFile())
+    throw new SinkConnectError(
+      `${path} is not a file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a pipe" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : "not a regular file"}): give the path of a .gpkg file`,
+    );
   if (st.size === 0) return;
   const head = readFileSync(path).subarray(0, 100);
   const sqlite = head.subarray(0, 16).toString("latin1") === "SQLite format 3\0";

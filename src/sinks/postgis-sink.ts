@@ -19,6 +19,9 @@ import type {
 import { copyTypeOf, quoteIdent, sqlTypeOf } from "./sql-names.js";
 import { columnsToAdd } from "./table-columns.js";
 
+/** The table comment's prefix before the JSON list of the columns georefresh made. */
+const MADE = "georefresh: columns made by sinks ";
+
 /**
  * A PostgreSQL database with PostGIS: `postgresql://user@host:port/db?schema=name` (libpq's form; what it leaves
  * out comes from the PG* variables, as psql does). The password is never part of a message.
@@ -34,9 +37,11 @@ export const postgisSink: SinkKind = {
       await client.end().catch(() => undefined);
       throw new SinkConnectError(`cannot connect to ${where}: ${connectProblem(error)}`);
     }
-    // A connection lost mid-run rejects the query in flight; this only stops it from also crashing the process.
-    client.on("error", () => undefined);
-    return new PostgisSession(client, schema, where);
+    const session = new PostgisSession(client, schema, where);
+    // A connection lost mid-run rejects the query in flight; the session remembers it (to say so), and the
+    // process does not crash on it.
+    client.on("error", (error: Error) => (session.lost ??= error));
+    return session;
   },
 };
 
@@ -69,6 +74,11 @@ export function parsePostgresUrl(to: string): { connectionString: string; schema
   }
   const schema = url.searchParams.get("schema") ?? "public";
   url.searchParams.delete("schema");
+  // PostgreSQL's own schemas (pg_catalog, pg_toast, information_schema): never a place for a dataset.
+  if (/^pg_/i.test(schema) || schema.toLowerCase() === "information_schema")
+    throw new SinkConnectError(
+      `--to names the schema ${JSON.stringify(schema)}, which is PostgreSQL's own: give a schema of yours (?schema=name)`,
+    );
   const connectionString = url.toString();
   const shown = new URL(connectionString);
   if (shown.password) shown.password = "";
@@ -82,6 +92,8 @@ const codeOf = (error: unknown) => (error as { code?: string }).code;
 
 class PostgisSession implements SinkSession {
   private readonly state: string;
+  /** The error that ended the connection, once it has ended. */
+  lost: Error | undefined;
 
   constructor(
     private readonly client: pg.Client,
@@ -106,27 +118,50 @@ class PostgisSession implements SinkSession {
       return res.rows as AppliedPartition[];
     } catch (error) {
       if (codeOf(error) === ERR.undefinedTable) return [];
-      throw error;
+      throw this.lostOr(error, "nothing was changed yet");
     }
   }
 
   async transaction<T>(table: string, work: (tx: SinkTransaction) => Promise<T>): Promise<T> {
-    await this.ensureShared();
-    await this.client.query("BEGIN");
+    try {
+      await this.ensureShared();
+      await this.client.query("BEGIN");
+    } catch (error) {
+      throw this.lostOr(error, "nothing of this run was committed yet");
+    }
+    let result: T;
     try {
       // Serialises sinks of this table (released at COMMIT or ROLLBACK, or when a killed sink's connection drops).
       await this.client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
         `georefresh sink ${this.schema}.${table}`,
       ]);
       const tx = new PostgisTransaction(this.client, this.schema, table, this.state);
-      const result = await work(tx);
+      result = await work(tx);
       await tx.finish();
-      await this.client.query("COMMIT");
-      return result;
     } catch (error) {
       await this.client.query("ROLLBACK").catch(() => undefined);
-      throw error;
+      throw this.lostOr(error, "nothing of this run was committed (the server rolls back a transaction it loses)");
     }
+    try {
+      await this.client.query("COMMIT");
+    } catch (error) {
+      throw this.lostOr(error, "the COMMIT was sent, so it may or may not have taken");
+    }
+    return result;
+  }
+
+  /** A lost connection said as one (exit 3, what happened to the transaction), any other error as it is. */
+  private lostOr(error: unknown, outcome: string): unknown {
+    const code = codeOf(error);
+    const gone =
+      this.lost !== undefined ||
+      (typeof code === "string" && code.startsWith("57P")) || // admin shutdown, crash shutdown, cannot connect now
+      /Connection terminated|not queryable|ECONNRESET|EPIPE/.test(String((error as Error)?.message));
+    if (!gone) return error;
+    const reason = (this.lost ?? (error as Error)).message;
+    return new SinkConnectError(
+      `the connection to ${this.where} was lost during the sink's transaction (${reason}); ${outcome}; run the sink again: it applies what is not applied yet`,
+    );
   }
 
   /** The schema and the state table, made in their own transaction: two sinks making them at once both succeed. */
@@ -189,10 +224,21 @@ class PostgisTransaction implements SinkTransaction {
       const { create, indexes } = tableParts(this.spec(shape));
       for (const sql of create) await this.client.query(sql);
       this.created = indexes;
+      await this.remember();
       await this.prepareHistory(shape);
       return;
     }
     const types = new Map(existing.rows.map((r) => [r.name as string, r.type as string]));
+    // The columns earlier sinks made, as they left them: one gone since was dropped or renamed by someone, and
+    // re-adding it would leave its unchanged rows NULL while the artifacts have values.
+    const comment = (await this.client.query(`SELECT obj_description(to_regclass($1), 'pg_class') AS c`, [this.table]))
+      .rows[0]?.c as string | null;
+    const made = comment?.startsWith(MADE) ? (JSON.parse(comment.slice(MADE.length)) as unknown) : undefined;
+    const gone = Array.isArray(made) ? made.filter((c): c is string => typeof c === "string" && !types.has(c)) : [];
+    if (gone.length)
+      throw new SinkRefusedError(
+        `${this.where()}: ${gone.length === 1 ? "column" : "columns"} ${gone.map((c) => JSON.stringify(c)).join(", ")}, which an earlier sink made, ${gone.length === 1 ? "is" : "are"} gone from the table (dropped or renamed since, with ALTER TABLE); put ${gone.length === 1 ? "it" : "them"} back as ${gone.length === 1 ? "it was" : "they were"}, or sink into a new table (--table)`,
+      );
     const geom = `geometry(${shape.hasZ ? "GeometryZ" : "Geometry"},${sridOf(shape.crs)})`;
     if (types.get("geom") !== geom)
       throw new SinkRefusedError(
@@ -202,9 +248,40 @@ class PostgisTransaction implements SinkTransaction {
       const sql = sqlTypeOf(arrowType, column);
       return SPELLED[sql] ?? sql;
     };
-    for (const c of columnsToAdd(shape, types, spelled, this.where()))
+    if (shape.key.length && this.created === undefined) {
+      // (A table this run made gets its indexes after the load.) ON CONFLICT needs the unique (region, key) index a first sink made; a person may have dropped it.
+      const unique = await this.client.query(
+        `SELECT 1 FROM pg_index i
+          WHERE i.indrelid = to_regclass($1) AND i.indisunique
+            AND (SELECT array_agg(a.attname::text ORDER BY k.ord)
+                   FROM unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+                   JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) = $2::text[]`,
+        [this.table, ["region", ...shape.key]],
+      );
+      if (unique.rows.length === 0)
+        throw new SinkRefusedError(
+          `${this.where()} has no unique index on (${["region", ...shape.key].map((c) => quoteIdent(c, "column")).join(", ")}), which an earlier sink made and every update relies on (dropped since?); put it back (CREATE UNIQUE INDEX ON ${this.table} (${["region", ...shape.key].map((c) => quoteIdent(c, "column")).join(", ")})), or sink into a new table (--table)`,
+        );
+    }
+    const added = columnsToAdd(shape, types, spelled, this.where());
+    for (const c of added)
       await this.client.query(`ALTER TABLE ${this.table} ADD COLUMN ${quoteIdent(c.name, "column")} ${c.type}`);
+    if (added.length || !Array.isArray(made)) await this.remember();
     await this.prepareHistory(shape);
+  }
+
+  /** Records the table's columns as this sink leaves them, in the table's comment (a person's ALTER moves them). */
+  private async remember(): Promise<void> {
+    const columns = (
+      await this.client.query(
+        `SELECT a.attname AS name FROM pg_attribute a
+          WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+        [this.table],
+      )
+    ).rows.map((r) => r.name as string);
+    // COMMENT takes a literal, not a parameter: the JSON is quoted as a string literal.
+    const text = `${MADE}${JSON.stringify(columns)}`.replaceAll("'", "''");
+    await this.client.query(`COMMENT ON TABLE ${this.table} IS '${text}'`);
   }
 
   /** The history table, made when asked for and missing (it takes the data's columns as they are now). */
