@@ -7,6 +7,7 @@ import { recentDigests } from "../changes/digest-cache.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import { changelogKey } from "../manifest/layout.js";
 import type { ChangesRecord } from "../manifest/types.js";
+import { RefreshError } from "./refresh-types.js";
 import type { Verified } from "./verify.js";
 
 /** The changelog file format: part of its key, so a new layout never collides with an old file. */
@@ -40,6 +41,18 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     geometry,
   };
   const before = against ? await storedSide(store, against, key, chunkBytes) : undefined;
+  // A key column whose type changed (1 then "1") makes every row a new key: every key "removed" and "added", and
+  // each sink retiring the region. Refused, as a sink refuses a column whose type changed.
+  const was = before?.digests.keyTypes ?? [];
+  const now = facts.digests.keyTypes;
+  const moved = key.findIndex(
+    (_, i) => was[i] !== undefined && now[i] !== undefined && keyFamily(was[i]) !== keyFamily(now[i]),
+  );
+  if (moved >= 0 && against)
+    throw new RefreshError(
+      `${partition.dataset} ${partition.region} ${partition.date}: key column ${JSON.stringify(key[moved])} is ${String(now[moved])} now but was ${String(was[moved])} on ${against.logical_date}, so no key would match its earlier self (1 and "1" are two keys); nothing was published; give the column one type (a source's "columns": { ${JSON.stringify(key[moved])}: { "type": "…" } }, or a cast in the task)`,
+      "invalid",
+    );
   recentDigests.put(facts.sha256, key, facts.digests, geometry); // the next date of this region compares with it
   const diff = diffDigests(before?.digests, facts.digests);
   const log = await changelogOf(diff, key, before, after);
@@ -58,4 +71,16 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     counts: diff.counts,
   };
   return { verified, changes: { record, bytes, keys: diff.changes.length } };
+}
+
+/**
+ * A key type's family: integers of any width are one (a feed whose ids pass 2^31 widens to int64, and its keys
+ * still compare equal), floats one, text one.
+ */
+function keyFamily(type: unknown): string {
+  const name = String(type);
+  if (/^u?int\d*$/i.test(name)) return "integer";
+  if (/^float\d*$/i.test(name)) return "float";
+  if (/^(large)?utf8$/i.test(name)) return "text";
+  return name;
 }
