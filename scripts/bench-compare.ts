@@ -55,7 +55,8 @@ function job(tree: string, store: string): number {
 function artifacts(store: string): Record<string, string> {
   const root = join(store, "artifacts");
   const out: Record<string, string> = {};
-  for (const f of readdirSync(root, { recursive: true }).map(String)) {
+  // Sorted: a directory's listing order is the filesystem's (tmpfs lists newest first), not the data's.
+  for (const f of readdirSync(root, { recursive: true }).map(String).sort()) {
     if (f.endsWith(".parquet"))
       out[f] = createHash("sha256")
         .update(readFileSync(join(root, f)))
@@ -83,8 +84,9 @@ try {
   }
   const [b, a] = [artifacts(join(work, "store-before-0")), artifacts(join(work, "store-after-0"))];
   const same = JSON.stringify(b) === JSON.stringify(a);
+  const differ = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]);
   console.log(
-    `artifacts: ${Object.keys(a).length} on this tree, ${Object.keys(b).length} on ${rev}: ${same ? "byte-identical (every sha256 equal)" : "DIFFERENT"}`,
+    `artifacts: ${Object.keys(a).length} on this tree, ${Object.keys(b).length} on ${rev}: ${same ? "byte-identical (every sha256 equal)" : `DIFFERENT (${differ.length}: ${differ.slice(0, 5).join(", ")}${differ.length > 5 ? ", …" : ""})`}`,
   );
   if (!same) process.exitCode = 1;
   for (const part of ["first", "again"] as const) {

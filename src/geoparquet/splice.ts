@@ -1,6 +1,6 @@
 import { joinFooter, splitFooter } from "./footer.js";
 import { appendPageIndexes } from "./page-index.js";
-import { decodeStruct, encodeStruct, field, listField, setField, structField, T, ThriftError } from "./thrift.js";
+import { decodeStruct, encodeStruct, field, listField, setField, structField, T, text, ThriftError } from "./thrift.js";
 import type { ThriftList, ThriftStruct } from "./thrift.js";
 
 /**
@@ -11,7 +11,7 @@ import type { ThriftList, ThriftStruct } from "./thrift.js";
  */
 
 // Thrift field ids (parquet.thrift).
-const FILE = { numRows: 3, rowGroups: 4 } as const;
+const FILE = { numRows: 3, rowGroups: 4, keyValue: 5 } as const;
 const RG = { columns: 1, fileOffset: 5, ordinal: 7 } as const;
 const CHUNK = { fileOffset: 2, meta: 3, oiOffset: 4, oiLength: 5, ciOffset: 6, ciLength: 7 } as const;
 const META = { dataPage: 9, indexPage: 10, dictionaryPage: 11, bloomOffset: 14 } as const;
@@ -115,6 +115,7 @@ export class RowGroupSplicer {
   finish(edit?: (metadata: ThriftStruct) => void): Uint8Array[] {
     if (this.empty) {
       const file = splitFooter(this.empty);
+      orderKeyValues(file.metadata);
       edit?.(file.metadata);
       return [joinFooter(file)];
     }
@@ -132,11 +133,27 @@ export class RowGroupSplicer {
     const rows = this.kept.reduce((n, p) => n + BigInt(field(p.metadata, FILE.numRows) as bigint), 0n);
     setField(metadata, FILE.numRows, T.I64, rows);
     (metadata.fields.find((f) => f.id === FILE.rowGroups)?.value as ThriftList).items = groups;
+    orderKeyValues(metadata);
     edit?.(metadata);
     // joinFooter lays out body + footer + length + magic; with an empty body it gives the tail alone.
     out.push(joinFooter({ body: [], metadata }));
     return out;
   }
+}
+
+/**
+ * The footer's key-value metadata in one order: by key, with the embedded Arrow schema last, as the writer puts
+ * it. parquet-wasm takes the pairs as a map and writes them in its hash map's order, which changes from process to
+ * process once there are two (geo and georefresh:dropped): the same rows, other bytes.
+ */
+function orderKeyValues(metadata: ThriftStruct): void {
+  const kv = metadata.fields.find((f) => f.id === FILE.keyValue)?.value as ThriftList | undefined;
+  if (!kv) return;
+  const name = (e: ThriftStruct) => text(field(e, 1)) ?? "";
+  const rank = (e: ThriftStruct) => (name(e) === "ARROW:schema" ? 1 : 0);
+  (kv.items as ThriftStruct[]).sort(
+    (a, b) => rank(a) - rank(b) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0),
+  );
 }
 
 /** `edit` may change the merged FileMetaData before it is written (2.0's annotation, native.ts). */

@@ -154,9 +154,14 @@ function holds(outer: Ring, inner: Ring): boolean {
  */
 function polygons(rings: Position[][]): Geometry {
   if (rings.length === 1) return { type: "Polygon", coordinates: rings };
-  const all: Ring[] = rings
-    .map((ring) => ({ ring, area: Math.abs(signedArea(ring)), box: boxOf(ring), depth: 0, holes: [] }))
-    .sort((p, q) => q.area - p.area);
+  const inOrder: Ring[] = rings.map((ring) => ({
+    ring,
+    area: Math.abs(signedArea(ring)),
+    box: boxOf(ring),
+    depth: 0,
+    holes: [],
+  }));
+  const all = [...inOrder].sort((p, q) => q.area - p.area);
   for (let i = 0; i < all.length; i++) {
     const r = all[i] as Ring;
     // The smallest larger ring that holds r is the one just outside it.
@@ -167,12 +172,12 @@ function polygons(rings: Position[][]): Geometry {
         break;
       }
   }
+  // Shells and each shell's holes in the file's order.
   const shells: Ring[] = [];
-  for (const r of all) {
+  for (const r of inOrder) {
     if (r.depth % 2 === 0) shells.push(r);
     else r.parent?.holes.push(r.ring);
   }
-  shells.sort((p, q) => rings.indexOf(p.ring) - rings.indexOf(q.ring));
   if (shells.length === 1) {
     const s = shells[0] as Ring;
     return { type: "Polygon", coordinates: [s.ring, ...s.holes] };
