@@ -6,7 +6,8 @@
  * GDAL 3.12 inside): `read_file` → `to_crs("OGC:CRS84")` → `is_valid.all()` → `to_parquet`. Each is its own
  * process; wall time and peak RSS (getrusage of the child). Targets: ≤ 1.0× GeoPandas's time and peak RSS.
  * GeoPandas is installed offline into `.bench/venv` from the machine's local wheel index on first use.
- * `--points 200000 --polygons 50000` for a quick look.
+ * `--points 200000 --polygons 50000` for a quick look; `--key` makes it a keyed feed (`"key": ["parcel_id"]`, a
+ * text key), which also builds the first version's changelog.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
@@ -19,6 +20,7 @@ const arg = (name: string) => {
 };
 const POINTS = Number(arg("points") ?? 1_000_000);
 const POLYGONS = Number(arg("polygons") ?? 200_000);
+const KEYED = process.argv.includes("--key");
 const ROOT = resolve(".");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const VENV = join(ROOT, ".bench", "venv");
@@ -153,7 +155,13 @@ async function main(): Promise<void> {
           config,
           JSON.stringify({
             store,
-            datasets: { [name]: { source: { url: path }, regions: ["weld"], cadence: "monthly" } },
+            datasets: {
+              [name]: {
+                source: { url: path, ...(KEYED ? { key: ["parcel_id"] } : {}) },
+                regions: ["weld"],
+                cadence: "monthly",
+              },
+            },
           }),
         );
         const ours = measure(
@@ -177,7 +185,7 @@ async function main(): Promise<void> {
         const theirs = measure([python, join(dir, "gpd.py"), path, join(dir, `${name}-gpd.parquet`)], dir);
         if (!theirs.ok) throw new Error(`GeoPandas failed on ${format}: ${theirs.output}`);
         rows.push(
-          `${`${n.toLocaleString("en")} ${name}`.padEnd(18)} ${format.padEnd(17)} georefresh ${ours.seconds.toFixed(2).padStart(6)} s ${ours.rssMiB.toFixed(0).padStart(5)} MiB   GeoPandas ${theirs.seconds.toFixed(2).padStart(6)} s ${theirs.rssMiB.toFixed(0).padStart(5)} MiB   time ${(ours.seconds / theirs.seconds).toFixed(2)}×  RSS ${(ours.rssMiB / theirs.rssMiB).toFixed(2)}× (targets ≤ 1.0×)`,
+          `${`${n.toLocaleString("en")} ${KEYED ? "keyed " : ""}${name}`.padEnd(24)} ${format.padEnd(17)} georefresh ${ours.seconds.toFixed(2).padStart(6)} s ${ours.rssMiB.toFixed(0).padStart(5)} MiB   GeoPandas ${theirs.seconds.toFixed(2).padStart(6)} s ${theirs.rssMiB.toFixed(0).padStart(5)} MiB   time ${(ours.seconds / theirs.seconds).toFixed(2)}×  RSS ${(ours.rssMiB / theirs.rssMiB).toFixed(2)}× (targets ≤ 1.0×)`,
         );
         console.log(rows.at(-1));
       }

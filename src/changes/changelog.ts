@@ -37,16 +37,21 @@ export interface Side {
 
 const KIND_ORDER: Record<ChangeKind, number> = { added: 0, removed: 1, geometry_changed: 2, attributes_changed: 3 };
 
-/** Orders key values: numbers and bigints by value, strings by code unit, null first. */
+/** Orders two values of a key part: numbers and bigints by value, strings by code unit, null first. */
+export function compareKeyValues(x: unknown, y: unknown): number {
+  if (x === y) return 0;
+  if (x === null || x === undefined) return -1;
+  if (y === null || y === undefined) return 1;
+  if (typeof x === typeof y || (typeof x !== "string" && typeof y !== "string"))
+    return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
+  return String(x) < String(y) ? -1 : 1;
+}
+
+/** Orders keys part by part (compareKeyValues). */
 export function compareKeys(a: readonly unknown[], b: readonly unknown[]): number {
   for (let i = 0; i < a.length; i++) {
-    const [x, y] = [a[i], b[i]];
-    if (x === y) continue;
-    if (x === null || x === undefined) return -1;
-    if (y === null || y === undefined) return 1;
-    if (typeof x === typeof y || (typeof x !== "string" && typeof y !== "string"))
-      return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
-    return String(x) < String(y) ? -1 : 1;
+    const c = compareKeyValues(a[i], b[i]);
+    if (c) return c;
   }
   return 0;
 }
@@ -124,7 +129,7 @@ export async function changelogOf(
 }
 
 /** Key columns whose values come back from their canonical bytes as Arrow would give them. */
-function keyDecodable(d: RowDigests): boolean {
+export function keyDecodable(d: RowDigests): boolean {
   return d.keyTypes.every((t) => {
     const v = DataType.isDictionary(t) ? (t as unknown as { dictionary: DataType }).dictionary : t;
     return DataType.isUtf8(v) || DataType.isInt(v) || DataType.isFloat(v) || DataType.isBool(v);
@@ -143,7 +148,7 @@ function keyOf(d: RowDigests, row: number): unknown[] {
 }
 
 /** A dictionary-encoded key column is written as its values' type. */
-const plainType = (t: DataType | undefined): DataType =>
+export const plainType = (t: DataType | undefined): DataType =>
   t === undefined ? new Utf8() : DataType.isDictionary(t) ? (t as unknown as { dictionary: DataType }).dictionary : t;
 
 /** The changelog as an Arrow table: the key's columns, change, before_digest, after_digest, columns. */
@@ -168,8 +173,12 @@ export function changelogTable(log: Changelog): Table {
 
 /** The changelog's Parquet bytes: the same change set always gives the same bytes (zstd pages, fixed writer). */
 export async function encodeChangelog(log: Changelog): Promise<Uint8Array> {
+  return encodeChangelogTable(changelogTable(log));
+}
+
+/** A changelog table's Parquet bytes (changelogTable's, or first-changelog.ts's columns). */
+export async function encodeChangelogTable(table: Table): Promise<Uint8Array> {
   await zstdReady();
-  const table = changelogTable(log);
   const props = new parquet.WriterPropertiesBuilder()
     .setCreatedBy("georefresh changelog 1")
     .setCompression(parquet.Compression.UNCOMPRESSED)

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
-import { changelogOf, encodeChangelog } from "../changes/changelog.js";
+import { changelogOf, encodeChangelog, encodeChangelogTable } from "../changes/changelog.js";
 import type { Side } from "../changes/changelog.js";
 import { storedSide } from "../changes/compare.js";
 import { diffDigests } from "../changes/diff.js";
+import type { DigestDiff } from "../changes/diff.js";
+import { firstChangelogTable } from "../changes/first-changelog.js";
 import { recentDigests } from "../changes/digest-cache.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import { changelogKey } from "../manifest/layout.js";
@@ -54,9 +56,19 @@ export async function changeSet(verified: Verified): Promise<Changed> {
       "invalid",
     );
   recentDigests.put(facts.sha256, key, facts.digests, geometry); // the next date of this region compares with it
-  const diff = diffDigests(before?.digests, facts.digests);
-  const log = await changelogOf(diff, key, before, after);
-  const bytes = await encodeChangelog(log);
+  // The first version: every row added, built as columns (a copy of the key, sorted, and constants).
+  const first = before ? undefined : firstChangelogTable(facts.digests, key);
+  const diff = first ? undefined : diffDigests(before?.digests, facts.digests);
+  const counts = diff?.counts ?? {
+    added: facts.digests.rows,
+    removed: 0,
+    geometry_changed: 0,
+    attributes_changed: 0,
+    unchanged: 0,
+  };
+  const bytes = first
+    ? await encodeChangelogTable(first)
+    : await encodeChangelog(await changelogOf(diff as DigestDiff, key, before, after));
   const basis = before && against ? { logical_date: against.logical_date, sha256: against.sha256 } : null;
   const id = createHash("sha256")
     .update(JSON.stringify([CHANGELOG_FORMAT, basis?.sha256 ?? null, facts.sha256]))
@@ -68,9 +80,9 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     bytes: bytes.byteLength,
     key: [...key],
     against: basis,
-    counts: diff.counts,
+    counts,
   };
-  return { verified, changes: { record, bytes, keys: diff.changes.length } };
+  return { verified, changes: { record, bytes, keys: diff?.changes.length ?? facts.digests.rows } };
 }
 
 /**

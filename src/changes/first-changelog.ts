@@ -1,0 +1,169 @@
+import { DataType, Field, List, makeData, makeVector, Table, Utf8, vectorFromArray } from "apache-arrow";
+import type { Vector } from "apache-arrow";
+import { TAG } from "./canonical.js";
+import { compareKeyValues, keyDecodable, plainType } from "./changelog.js";
+import type { RowDigests } from "./row-digest.js";
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * The first version's changelog (every row "added") as columns, never as row objects: the key's values decoded
+ * from the digests' canonical bytes into one array per column, an index sort by key, and constant columns built
+ * from their buffers. The same table, value for value, as changelogTable(changelogOf(…)) gives (and so the same
+ * Parquet bytes); undefined for keys the canonical bytes do not give back as Arrow would (the row path reads them).
+ */
+export function firstChangelogTable(d: RowDigests, key: readonly string[]): Table | undefined {
+  if (!keyDecodable(d)) return undefined;
+  const n = d.rows;
+  const values = keyColumns(d, key.length);
+  const order = keyOrder(values, n);
+  const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
+  key.forEach((name, i) => {
+    const type = plainType(d.keyTypes[i]);
+    const column = values[i] as unknown[];
+    const sorted = Array.from(order, (row) => column[row] ?? null);
+    columns[name] = DataType.isUtf8(type) ? utf8(sorted as (string | null)[]) : vectorFromArray(sorted, type);
+  });
+  columns.change = constantUtf8("added", n);
+  columns.before_digest = nullUtf8(n);
+  columns.after_digest = digestHex(d, order);
+  columns.columns = emptyLists(n);
+  return new Table(columns);
+}
+
+/** Each key column's values, row by row, typed as the artifact's columns (64-bit integers as bigint). */
+function keyColumns(d: RowDigests, parts: number): unknown[][] {
+  const out = Array.from({ length: parts }, () => new Array<unknown>(d.rows));
+  const bytes = d.keyBytes;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const wide = d.keyTypes.map((t) => DataType.isInt(t) && (t as unknown as { bitWidth: number }).bitWidth === 64);
+  for (let row = 0; row < d.rows; row++) {
+    let at = d.keyOffsets[row] as number;
+    for (let i = 0; i < parts; i++) {
+      const tag = bytes[at++];
+      let v: unknown;
+      if (tag === TAG.null) v = null;
+      else if (tag === TAG.true || tag === TAG.false) v = tag === TAG.true;
+      else if (tag === TAG.number) {
+        const x = view.getFloat64(at, true);
+        at += 8;
+        v = wide[i] ? BigInt(x) : x;
+      } else {
+        const len = view.getUint32(at, true);
+        const run = bytes.subarray(at + 4, at + 4 + len);
+        at += 4 + len;
+        v = tag === TAG.bigint ? BigInt(decoder.decode(run)) : decoder.decode(run);
+      }
+      (out[i] as unknown[])[row] = v;
+    }
+  }
+  return out;
+}
+
+/** Rows in key order, as compareKeys orders key values (numbers and bigints by value, strings by code unit). */
+function keyOrder(values: unknown[][], n: number): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const only = values.length === 1 ? (values[0] as unknown[]) : undefined;
+  if (only && only.every((v) => typeof v === "string")) {
+    const s = only as string[];
+    return order.sort((a, b) =>
+      (s[a] as string) < (s[b] as string) ? -1 : (s[a] as string) > (s[b] as string) ? 1 : 0,
+    );
+  }
+  return order.sort((a, b) => {
+    for (const column of values) {
+      const c = compareKeyValues(column[a], column[b]);
+      if (c) return c;
+    }
+    return 0;
+  });
+}
+
+function utf8(values: readonly (string | null)[]): Vector {
+  const offsets = new Int32Array(values.length + 1);
+  const parts = values.map((v) => (v === null ? new Uint8Array(0) : encoder.encode(v)));
+  let size = 0;
+  parts.forEach((p, i) => {
+    size += p.length;
+    offsets[i + 1] = size;
+  });
+  const data = new Uint8Array(size);
+  parts.forEach((p, i) => data.set(p, offsets[i] as number));
+  const nulls = values.filter((v) => v === null).length;
+  if (!nulls) return makeVector(makeData({ type: new Utf8(), length: values.length, valueOffsets: offsets, data }));
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  values.forEach((v, i) => {
+    if (v !== null) (bitmap[i >> 3] as number) |= 1 << (i & 7);
+  });
+  return makeVector(
+    makeData({
+      type: new Utf8(),
+      length: values.length,
+      nullCount: nulls,
+      nullBitmap: bitmap,
+      valueOffsets: offsets,
+      data,
+    }),
+  );
+}
+
+function constantUtf8(text: string, n: number): Vector {
+  const one = encoder.encode(text);
+  const data = new Uint8Array(one.length * n);
+  const offsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    data.set(one, i * one.length);
+    offsets[i + 1] = (i + 1) * one.length;
+  }
+  return makeVector(makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data }));
+}
+
+function nullUtf8(n: number): Vector {
+  return makeVector(
+    makeData({
+      type: new Utf8(),
+      length: n,
+      nullCount: n,
+      nullBitmap: new Uint8Array((n + 7) >> 3),
+      valueOffsets: new Int32Array(n + 1),
+      data: new Uint8Array(0),
+    }),
+  );
+}
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0")).join("");
+
+/** rowDigest (attributes then geometry, 32 hex digits) for each row in `order`, straight into a Utf8 buffer. */
+function digestHex(d: RowDigests, order: Uint32Array): Vector {
+  const n = order.length;
+  const data = new Uint8Array(32 * n);
+  const offsets = new Int32Array(n + 1);
+  const put = (x: bigint, at: number) => {
+    for (let k = 7; k >= 0; k--) {
+      const b = Number((x >> BigInt(8 * k)) & 0xffn);
+      data[at++] = HEX.charCodeAt(2 * b);
+      data[at++] = HEX.charCodeAt(2 * b + 1);
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const row = order[i] as number;
+    put(d.attributes[row] as bigint, 32 * i);
+    put(d.geometry[row] as bigint, 32 * i + 16);
+    offsets[i + 1] = 32 * (i + 1);
+  }
+  return makeVector(makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data }));
+}
+
+function emptyLists(n: number): Vector {
+  const child = makeData({ type: new Utf8(), length: 0, valueOffsets: new Int32Array(1), data: new Uint8Array(0) });
+  return makeVector(
+    makeData({
+      type: new List(new Field("item", new Utf8(), true)),
+      length: n,
+      valueOffsets: new Int32Array(n + 1),
+      child,
+    }),
+  );
+}
