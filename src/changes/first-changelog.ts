@@ -140,17 +140,20 @@ function digestHex(d: RowDigests, order: Uint32Array): Vector {
   const n = order.length;
   const data = new Uint8Array(32 * n);
   const offsets = new Int32Array(n + 1);
-  const put = (x: bigint, at: number) => {
+  // A u64's hex is its bytes most significant first: the little-endian array's 8 bytes backwards, no BigInt.
+  const attrs = new Uint8Array(d.attributes.buffer, d.attributes.byteOffset, d.attributes.byteLength);
+  const geoms = new Uint8Array(d.geometry.buffer, d.geometry.byteOffset, d.geometry.byteLength);
+  const put = (src: Uint8Array, row: number, at: number) => {
     for (let k = 7; k >= 0; k--) {
-      const b = Number((x >> BigInt(8 * k)) & 0xffn);
+      const b = src[8 * row + k] as number;
       data[at++] = HEX.charCodeAt(2 * b);
       data[at++] = HEX.charCodeAt(2 * b + 1);
     }
   };
   for (let i = 0; i < n; i++) {
     const row = order[i] as number;
-    put(d.attributes[row] as bigint, 32 * i);
-    put(d.geometry[row] as bigint, 32 * i + 16);
+    put(attrs, row, 32 * i);
+    put(geoms, row, 32 * i + 16);
     offsets[i + 1] = 32 * (i + 1);
   }
   return makeVector(makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data }));

@@ -12,6 +12,7 @@ import { BatchBuilder } from "./batch-builder.js";
 import type { FileField } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import { fgbProperties } from "./fgb-properties.js";
+import { fgbWkb } from "./fgb-wkb.js";
 import type { SourceFormat } from "./source-format.js";
 
 /** FlatGeobuf column types (flatgeobuf's ColumnType enum, by value) → ours. Binary is refused. */
@@ -46,8 +47,8 @@ const MAGIC = [0x66, 0x67, 0x62];
 /**
  * FlatGeobuf, read feature by feature from the file in large chunks (the flatgeobuf package's stream reader awaits
  * twice per feature, which cost more than everything else): its header, index (skipped) and size-prefixed
- * features framed here, each feature decoded by the package (flatbuffers, properties, geometry). The CRS is the
- * header's.
+ * features framed here, each feature's flatbuffer read in place, its geometry written straight to WKB
+ * (fgb-wkb.ts) and its properties decoded here (fgb-properties.ts). The CRS is the header's.
  */
 export const flatgeobufFormat: SourceFormat = {
   name: "flatgeobuf",
@@ -113,15 +114,18 @@ export const flatgeobufFormat: SourceFormat = {
           const body = size < 0 ? new Uint8Array(0) : await reader.read(size);
           if (size < 0 || body.length < size)
             throw new SourceError(`${file.name}: the FlatGeobuf file is truncated after ${row} features`);
+          let geometry: Geometry | Uint8Array | null;
+          let props: Record<string, unknown>;
+          // Copied whole, size prefix included, into a fresh buffer: the feature's coordinate arrays are Float64Array
+          // views, 8-byte aligned only from the start of its size-prefixed bytes.
           const framed = new Uint8Array(4 + size);
           framed.set(sizeBytes);
           framed.set(body, 4);
-          let geometry: Geometry | null;
-          let props: Record<string, unknown>;
           try {
             const feature = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(framed));
             const g = feature.geometry();
-            geometry = g ? (fromGeometry(g, h.geometryType) as Geometry) : null;
+            // Straight to WKB where it can be (fgb-wkb.ts); empties and collections through GeoJSON.
+            geometry = g ? (fgbWkb(g, h.geometryType) ?? (fromGeometry(g, h.geometryType) as Geometry)) : null;
             props = fgbProperties(feature, h.columns);
           } catch (error) {
             throw corrupt(file.name, error, row);
