@@ -10,7 +10,7 @@
  * text key), which also builds the first version's changelog.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -116,23 +116,49 @@ interface Measured {
 }
 
 /** Runs a command as a child of a small Python wrapper that reports its wall time and the child's peak RSS. */
-function measure(command: string[], cwd: string): Measured {
+function measure(command: string[], cwd: string, env: Record<string, string> = {}): Measured {
   const wrapper = `import json, resource, subprocess, sys, time
 t = time.perf_counter()
 r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 print(json.dumps({"seconds": time.perf_counter() - t, "kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "code": r.returncode, "out": (r.stdout + r.stderr)[-2000:]}))`;
-  const out = execFileSync("python3", ["-c", wrapper, ...command], { cwd, maxBuffer: 1 << 24 }).toString();
+  const out = execFileSync("python3", ["-c", wrapper, ...command], {
+    cwd,
+    maxBuffer: 1 << 24,
+    env: { ...process.env, ...env },
+  }).toString();
   const r = JSON.parse(out) as { seconds: number; kib: number; code: number; out: string };
   return { seconds: r.seconds, rssMiB: r.kib / 1024, ok: r.code === 0, output: r.out };
 }
 
-const GEOPANDAS = `import sys, geopandas as gpd
+const GEOPANDAS = `import json, sys, time, geopandas as gpd
 src, out = sys.argv[1], sys.argv[2]
-df = gpd.read_file(src, engine="pyogrio")
-df = df.to_crs("OGC:CRS84")
-assert df.is_valid.all()
-df.to_parquet(out)
-print(len(df))`;
+t = [time.perf_counter()]
+df = gpd.read_file(src, engine="pyogrio"); t.append(time.perf_counter())
+df = df.to_crs("OGC:CRS84"); t.append(time.perf_counter())
+assert df.is_valid.all(); t.append(time.perf_counter())
+df.to_parquet(out); t.append(time.perf_counter())
+names = ["read_file", "to_crs", "is_valid", "to_parquet"]
+print("STAGES " + json.dumps({n: t[i + 1] - t[i] for i, n in enumerate(names)}))`;
+
+/** The stage lines a run appended (GEOREFRESH_STAGE_TIMES), summed by stage, in the order first seen. */
+function stagesOf(file: string): string {
+  if (!existsSync(file)) return "(none recorded)";
+  const sums = new Map<string, number>();
+  for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+    const { stage, ms } = JSON.parse(line) as { stage: string; ms: number };
+    sums.set(stage, (sums.get(stage) ?? 0) + ms);
+  }
+  return [...sums].map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s`).join(" · ");
+}
+
+function peerStagesOf(output: string): string {
+  const line = output.split("\n").find((l) => l.startsWith("STAGES "));
+  if (!line) return "(none recorded)";
+  const stages = JSON.parse(line.slice(7)) as Record<string, number>;
+  return Object.entries(stages)
+    .map(([k, s]) => `${k} ${s.toFixed(2)} s`)
+    .join(" · ");
+}
 
 async function main(): Promise<void> {
   if (!existsSync(CLI)) execFileSync("npm", ["run", "build"], { stdio: "inherit" });
@@ -164,6 +190,7 @@ async function main(): Promise<void> {
             },
           }),
         );
+        const stageFile = join(dir, `stages-${name}-${format.replace(/\W/g, "")}.jsonl`);
         const ours = measure(
           [
             "node",
@@ -179,6 +206,7 @@ async function main(): Promise<void> {
             "2026-01-31",
           ],
           dir,
+          { GEOREFRESH_STAGE_TIMES: stageFile },
         );
         if (!ours.ok || !/1 promoted/.test(ours.output))
           throw new Error(`georefresh failed on ${format}: ${ours.output}`);
@@ -188,6 +216,8 @@ async function main(): Promise<void> {
           `${`${n.toLocaleString("en")} ${KEYED ? "keyed " : ""}${name}`.padEnd(24)} ${format.padEnd(17)} georefresh ${ours.seconds.toFixed(2).padStart(6)} s ${ours.rssMiB.toFixed(0).padStart(5)} MiB   GeoPandas ${theirs.seconds.toFixed(2).padStart(6)} s ${theirs.rssMiB.toFixed(0).padStart(5)} MiB   time ${(ours.seconds / theirs.seconds).toFixed(2)}×  RSS ${(ours.rssMiB / theirs.rssMiB).toFixed(2)}× (targets ≤ 1.0×)`,
         );
         console.log(rows.at(-1));
+        console.log(`    stages: georefresh ${stagesOf(stageFile)}`);
+        console.log(`            GeoPandas  ${peerStagesOf(theirs.output)}`);
       }
     }
   } finally {

@@ -17,6 +17,7 @@ import { memoryBudget } from "./memory-budget.js";
 import type { MemoryBudget } from "./memory-budget.js";
 import { StagedArtifact } from "./staging.js";
 import { droppedMetadata } from "../manifest/dropped.js";
+import { timed } from "../stage-times.js";
 
 /**
  * The artifact on its way to publication (docs/large-partitions.md). It owns what it holds: the staged bytes (a
@@ -88,7 +89,11 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const staged = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
-    await store.put(temp, staged, { mode: "create", partBytes: budget.partBytes });
+    await timed(
+      "stage",
+      `${plan.options.partition.dataset} ${plan.options.partition.region} ${plan.options.partition.date}`,
+      () => store.put(temp, staged, { mode: "create", partBytes: budget.partBytes }),
+    );
     const source = await storeSource(store, temp, budget.partBytes, staged.size);
     return { plan, staged, source, reused: false, where: store.locate(temp), budget, dispose };
   } catch (error) {
@@ -144,11 +149,11 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
       dropped.push(why.trim());
     },
   };
-  const { table, stats } = await tableFromCompute(task.compute(ctx), {
-    columns: task.columns,
-    from: crsFromCode(task.crs),
-    to: plan.storage,
-  }).catch((error: unknown) => {
+  const at = `${partition.dataset} ${partition.region} ${partition.date}`;
+  const output = timed("compute (read, reproject)", at, () =>
+    tableFromCompute(task.compute(ctx), { columns: task.columns, from: crsFromCode(task.crs), to: plan.storage }),
+  );
+  const { table, stats } = await output.catch((error: unknown) => {
     if (error instanceof ComputeOutputError)
       throw new RefreshError(
         `${task.name} for ${partition.region} ${partition.date}: ${error.message}; nothing was published`,
@@ -158,13 +163,15 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
   });
   const merged = task.payload === "partial" ? await mergedWithBase(plan, table) : undefined;
   const staged = stage();
-  await writeGeoParquetTo(merged ?? table, staged, {
-    crs: plan.storage,
-    idColumn: task.key ?? task.idColumn,
-    stats: merged ? undefined : stats,
-    format: task.format,
-    threads: encodeThreads,
-    keyValue: droppedMetadata(dropped),
-  });
+  await timed("sort, encode", at, () =>
+    writeGeoParquetTo(merged ?? table, staged, {
+      crs: plan.storage,
+      idColumn: task.key ?? task.idColumn,
+      stats: merged ? undefined : stats,
+      format: task.format,
+      threads: encodeThreads,
+      keyValue: droppedMetadata(dropped),
+    }),
+  );
   return staged.end();
 }

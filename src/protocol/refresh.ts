@@ -7,6 +7,7 @@ import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { UpstreamMissingError } from "../inputs/dataset-input.js";
 import { produce } from "./produce.js";
+import { timed } from "../stage-times.js";
 import { publish } from "./publish.js";
 import type { Published } from "./publish.js";
 import { changeSet } from "./change-set.js";
@@ -131,10 +132,12 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
     const settled = await settle(opts, run, plan, result);
     if (settled) return settled;
     await ensureProbed(store);
+    const at = `${partition.dataset} ${partition.region} ${partition.date}`;
     const produced = await produce(plan);
     try {
-      const verified = await verify(produced, validator, run);
-      return outcomeOf(await publish(recordOf(await changeSet(verified))), result);
+      const verified = await timed("read back, validate, digest", at, () => verify(produced, validator, run));
+      const changed = await timed("change set", at, () => changeSet(verified));
+      return outcomeOf(await timed("publish", at, () => publish(recordOf(changed))), result);
     } finally {
       await produced.dispose();
     }
