@@ -4,7 +4,6 @@ import { TAG } from "./canonical.js";
 import { compareKeyValues, keyDecodable, plainType } from "./changelog.js";
 import type { RowDigests } from "./row-digest.js";
 
-const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /**
@@ -14,16 +13,21 @@ const encoder = new TextEncoder();
  * Parquet bytes); undefined for keys the canonical bytes do not give back as Arrow would (the row path reads them).
  */
 export function firstChangelogTable(d: RowDigests, key: readonly string[]): Table | undefined {
-  if (!keyDecodable(d)) return undefined;
+  // (Null key parts are refused before a change set; the row path says so if one gets here.)
+  if (!keyDecodable(d) || d.nullKeys > 0) return undefined;
   const n = d.rows;
-  const values = keyColumns(d, key.length);
+  const { values, runs } = keyColumns(d, key.length);
   const order = keyOrder(values, n);
   const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   key.forEach((name, i) => {
     const type = plainType(d.keyTypes[i]);
     const column = values[i] as unknown[];
-    const sorted = Array.from(order, (row) => column[row] ?? null);
-    columns[name] = DataType.isUtf8(type) ? utf8(sorted as (string | null)[]) : vectorFromArray(sorted, type);
+    columns[name] = DataType.isUtf8(type)
+      ? utf8Runs(d.keyBytes, runs[i] as Int32Array, order)
+      : vectorFromArray(
+          Array.from(order, (row) => column[row] ?? null),
+          type,
+        );
   });
   columns.change = constantUtf8("added", n);
   columns.before_digest = nullUtf8(n);
@@ -32,10 +36,15 @@ export function firstChangelogTable(d: RowDigests, key: readonly string[]): Tabl
   return new Table(columns);
 }
 
-/** Each key column's values, row by row, typed as the artifact's columns (64-bit integers as bigint). */
-function keyColumns(d: RowDigests, parts: number): unknown[][] {
+/**
+ * Each key column's values, row by row, typed as the artifact's columns (64-bit integers as bigint), and for text
+ * where each value's UTF-8 sits in the canonical bytes (start, end), so the column is copied, not encoded again.
+ */
+function keyColumns(d: RowDigests, parts: number): { values: unknown[][]; runs: Int32Array[] } {
   const out = Array.from({ length: parts }, () => new Array<unknown>(d.rows));
+  const runs = Array.from({ length: parts }, () => new Int32Array(2 * d.rows));
   const bytes = d.keyBytes;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const wide = d.keyTypes.map((t) => DataType.isInt(t) && (t as unknown as { bitWidth: number }).bitWidth === 64);
   for (let row = 0; row < d.rows; row++) {
@@ -51,14 +60,17 @@ function keyColumns(d: RowDigests, parts: number): unknown[][] {
         v = wide[i] ? BigInt(x) : x;
       } else {
         const len = view.getUint32(at, true);
-        const run = bytes.subarray(at + 4, at + 4 + len);
-        at += 4 + len;
-        v = tag === TAG.bigint ? BigInt(decoder.decode(run)) : decoder.decode(run);
+        const start = at + 4;
+        at = start + len;
+        (runs[i] as Int32Array)[2 * row] = start;
+        (runs[i] as Int32Array)[2 * row + 1] = at;
+        const s = text.toString("utf8", start, at);
+        v = tag === TAG.bigint ? BigInt(s) : s;
       }
       (out[i] as unknown[])[row] = v;
     }
   }
-  return out;
+  return { values: out, runs };
 }
 
 /** Rows in key order, as compareKeys orders key values (numbers and bigints by value, strings by code unit). */
@@ -81,32 +93,22 @@ function keyOrder(values: unknown[][], n: number): Uint32Array {
   });
 }
 
-function utf8(values: readonly (string | null)[]): Vector {
-  const offsets = new Int32Array(values.length + 1);
-  const parts = values.map((v) => (v === null ? new Uint8Array(0) : encoder.encode(v)));
+/** A text key column in `order`, its values' UTF-8 copied from the canonical bytes (a key is never null). */
+function utf8Runs(bytes: Uint8Array, runs: Int32Array, order: Uint32Array): Vector {
+  const n = order.length;
+  const offsets = new Int32Array(n + 1);
   let size = 0;
-  parts.forEach((p, i) => {
-    size += p.length;
+  for (let i = 0; i < n; i++) {
+    const row = order[i] as number;
+    size += (runs[2 * row + 1] as number) - (runs[2 * row] as number);
     offsets[i + 1] = size;
-  });
+  }
   const data = new Uint8Array(size);
-  parts.forEach((p, i) => data.set(p, offsets[i] as number));
-  const nulls = values.filter((v) => v === null).length;
-  if (!nulls) return makeVector(makeData({ type: new Utf8(), length: values.length, valueOffsets: offsets, data }));
-  const bitmap = new Uint8Array((values.length + 7) >> 3);
-  values.forEach((v, i) => {
-    if (v !== null) (bitmap[i >> 3] as number) |= 1 << (i & 7);
-  });
-  return makeVector(
-    makeData({
-      type: new Utf8(),
-      length: values.length,
-      nullCount: nulls,
-      nullBitmap: bitmap,
-      valueOffsets: offsets,
-      data,
-    }),
-  );
+  for (let i = 0; i < n; i++) {
+    const row = order[i] as number;
+    data.set(bytes.subarray(runs[2 * row] as number, runs[2 * row + 1] as number), offsets[i] as number);
+  }
+  return makeVector(makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data }));
 }
 
 function constantUtf8(text: string, n: number): Vector {
