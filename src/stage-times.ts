@@ -8,12 +8,22 @@ import { performance } from "node:perf_hooks";
  */
 const target = process.env.GEOREFRESH_STAGE_TIMES;
 
-export async function timed<T>(stage: string, partition: string, work: () => Promise<T>): Promise<T> {
+/** A partition as the lines name it: "<dataset> <region> <date>". */
+interface Named {
+  dataset: string;
+  region: string;
+  date: string;
+}
+
+export async function timed<T>(stage: string, p: Named, work: () => Promise<T>): Promise<T> {
   if (!target) return work();
   const t0 = performance.now();
   try {
     return await work();
   } finally {
-    appendFileSync(target, `${JSON.stringify({ stage, ms: performance.now() - t0, partition })}\n`);
+    appendFileSync(
+      target,
+      `${JSON.stringify({ stage, ms: performance.now() - t0, partition: `${p.dataset} ${p.region} ${p.date}` })}\n`,
+    );
   }
 }

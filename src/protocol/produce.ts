@@ -89,10 +89,8 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const staged = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
-    await timed(
-      "stage",
-      `${plan.options.partition.dataset} ${plan.options.partition.region} ${plan.options.partition.date}`,
-      () => store.put(temp, staged, { mode: "create", partBytes: budget.partBytes }),
+    await timed("stage", plan.options.partition, () =>
+      store.put(temp, staged, { mode: "create", partBytes: budget.partBytes }),
     );
     const source = await storeSource(store, temp, budget.partBytes, staged.size);
     return { plan, staged, source, reused: false, where: store.locate(temp), budget, dispose };
@@ -149,8 +147,7 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
       dropped.push(why.trim());
     },
   };
-  const at = `${partition.dataset} ${partition.region} ${partition.date}`;
-  const output = timed("compute (read, reproject)", at, () =>
+  const output = timed("compute (read, reproject)", partition, () =>
     tableFromCompute(task.compute(ctx), { columns: task.columns, from: crsFromCode(task.crs), to: plan.storage }),
   );
   const { table, stats } = await output.catch((error: unknown) => {
@@ -163,7 +160,7 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
   });
   const merged = task.payload === "partial" ? await mergedWithBase(plan, table) : undefined;
   const staged = stage();
-  await timed("sort, encode", at, () =>
+  await timed("sort, encode", partition, () =>
     writeGeoParquetTo(merged ?? table, staged, {
       crs: plan.storage,
       idColumn: task.key ?? task.idColumn,

@@ -132,12 +132,11 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
     const settled = await settle(opts, run, plan, result);
     if (settled) return settled;
     await ensureProbed(store);
-    const at = `${partition.dataset} ${partition.region} ${partition.date}`;
     const produced = await produce(plan);
     try {
-      const verified = await timed("read back, validate, digest", at, () => verify(produced, validator, run));
-      const changed = await timed("change set", at, () => changeSet(verified));
-      return outcomeOf(await timed("publish", at, () => publish(recordOf(changed))), result);
+      const verified = await timed("read back, validate, digest", partition, () => verify(produced, validator, run));
+      const changed = await timed("change set", partition, () => changeSet(verified));
+      return outcomeOf(await timed("publish", partition, () => publish(recordOf(changed))), result);
     } finally {
       await produced.dispose();
     }

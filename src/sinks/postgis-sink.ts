@@ -22,6 +22,15 @@ import { columnsToAdd } from "./table-columns.js";
 /** The table comment's prefix before the JSON list of the columns georefresh made. */
 const MADE = "georefresh: columns made by sinks ";
 
+/** The list a comment holds; a comment someone edited into something else holds none (it is written anew). */
+function madeColumns(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A PostgreSQL database with PostGIS: `postgresql://user@host:port/db?schema=name` (libpq's form; what it leaves
  * out comes from the PG* variables, as psql does). The password is never part of a message.
@@ -233,7 +242,7 @@ class PostgisTransaction implements SinkTransaction {
     // re-adding it would leave its unchanged rows NULL while the artifacts have values.
     const comment = (await this.client.query(`SELECT obj_description(to_regclass($1), 'pg_class') AS c`, [this.table]))
       .rows[0]?.c as string | null;
-    const made = comment?.startsWith(MADE) ? (JSON.parse(comment.slice(MADE.length)) as unknown) : undefined;
+    const made = comment?.startsWith(MADE) ? madeColumns(comment.slice(MADE.length)) : undefined;
     const gone = Array.isArray(made) ? made.filter((c): c is string => typeof c === "string" && !types.has(c)) : [];
     if (gone.length)
       throw new SinkRefusedError(
@@ -249,7 +258,8 @@ class PostgisTransaction implements SinkTransaction {
       return SPELLED[sql] ?? sql;
     };
     if (shape.key.length && this.created === undefined) {
-      // (A table this run made gets its indexes after the load.) ON CONFLICT needs the unique (region, key) index a first sink made; a person may have dropped it.
+      // ON CONFLICT needs the unique (region, key) index a first sink made; a person may have dropped it. (A table
+      // this run made gets its indexes after the load.)
       const unique = await this.client.query(
         `SELECT 1 FROM pg_index i
           WHERE i.indrelid = to_regclass($1) AND i.indisunique
@@ -258,9 +268,10 @@ class PostgisTransaction implements SinkTransaction {
                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) = $2::text[]`,
         [this.table, ["region", ...shape.key]],
       );
+      const keyColumns = ["region", ...shape.key].map((c) => quoteIdent(c, "column")).join(", ");
       if (unique.rows.length === 0)
         throw new SinkRefusedError(
-          `${this.where()} has no unique index on (${["region", ...shape.key].map((c) => quoteIdent(c, "column")).join(", ")}), which an earlier sink made and every update relies on (dropped since?); put it back (CREATE UNIQUE INDEX ON ${this.table} (${["region", ...shape.key].map((c) => quoteIdent(c, "column")).join(", ")})), or sink into a new table (--table)`,
+          `${this.where()} has no unique index on (${keyColumns}), which an earlier sink made and every update relies on (dropped since?); put it back (CREATE UNIQUE INDEX ON ${this.table} (${keyColumns})), or sink into a new table (--table)`,
         );
     }
     const added = columnsToAdd(shape, types, spelled, this.where());

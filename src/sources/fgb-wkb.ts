@@ -26,7 +26,7 @@ export function fgbWkb(g: Geometry, headerType: number): Uint8Array | undefined 
       if (!wkb) return undefined;
       parts.push(wkb);
     }
-    const z = parts[0]?.[1] === 0xeb; // 1003 (Polygon Z) little-endian: 0xeb 0x03
+    const z = (g.parts(0)?.zArray()?.length ?? 0) > 0;
     const out = new Uint8Array(9 + parts.reduce((s, p) => s + p.length, 0));
     const v = new DataView(out.buffer);
     out[0] = 1;

@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
 import { runCli, runCliHere, spawnCli } from "../helpers/cli.js";
+import { pgSchemas } from "../helpers/pg-schemas.js";
 import { parcelsProject } from "../helpers/parcels-project.js";
 import { dateTwo, parcels } from "../helpers/parcels-task.js";
 
@@ -23,13 +24,7 @@ describe("georefresh sink in processes", () => {
   let config: string;
   let project: Awaited<ReturnType<typeof parcelsProject>>;
   let client: pg.Client;
-  const schemas: string[] = [];
-  const schema = (name: string) => {
-    const s = `${name}_${process.pid}`;
-    schemas.push(s);
-    return s;
-  };
-  const to = (s: string) => `${url()}?schema=${encodeURIComponent(s)}`;
+  const { names: schemas, schema, to, dropAll } = pgSchemas();
   const sink = (s: string, ...extra: string[]) => ["sink", "parcels", "--config", config, "--to", to(s), ...extra];
 
   beforeAll(async () => {
@@ -41,7 +36,7 @@ describe("georefresh sink in processes", () => {
     await client.connect();
   }, 120_000);
   afterAll(async () => {
-    for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE`);
+    await dropAll(client);
     await client.end();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -14,6 +14,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
 import { runCli, runCliHere, spawnCli } from "../helpers/cli.js";
+import { pgSchemas } from "../helpers/pg-schemas.js";
 import { parcelsProject } from "../helpers/parcels-project.js";
 import { dateTwo, parcels } from "../helpers/parcels-task.js";
 
@@ -26,13 +27,7 @@ describe("sinks under a hostile hand", () => {
   let dir: string;
   let config: string;
   let client: pg.Client;
-  const schemas: string[] = [];
-  const schema = (name: string) => {
-    const s = `${name}_${process.pid}`;
-    schemas.push(s);
-    return s;
-  };
-  const to = (s: string) => `${url()}?schema=${encodeURIComponent(s)}`;
+  const { schema, to, dropAll } = pgSchemas();
   const sink = (s: string, ...extra: string[]) => ["sink", "parcels", "--config", config, "--to", to(s), ...extra];
   const content = async (s: string, table = "parcels") =>
     (
@@ -87,7 +82,7 @@ describe("sinks under a hostile hand", () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
   }, 120_000);
   afterAll(async () => {
-    for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE`);
+    await dropAll(client);
     await client.query("DROP TABLE IF EXISTS sentinel");
     await client.end();
     rmSync(dir, { recursive: true, force: true });
@@ -138,9 +133,11 @@ describe("sinks under a hostile hand", () => {
       child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       const exited = new Promise<number | null>((r) => child.on("exit", r));
       for (;;) {
+        // This sink's backend only (its statements name its schema): other files' sinks run beside it.
         const busy = await client.query(
           `SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity
-            WHERE application_name = 'georefresh sink' AND backend_xid IS NOT NULL`,
+            WHERE application_name = 'georefresh sink' AND backend_xid IS NOT NULL AND position($1 in query) > 0`,
+          [quoteIdent(s)],
         );
         if (busy.rows.some((r: { t: boolean }) => r.t) || child.exitCode !== null) break;
         await new Promise((r) => setTimeout(r, 1));
