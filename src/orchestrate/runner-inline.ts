@@ -6,11 +6,15 @@ import type { PartitionRunner, RunnerContext } from "./runner.js";
 
 /**
  * Everything on this thread, with geometry validation on `threads` worker threads and the artifact's row groups
- * encoded on as many (this thread among them). Pooled partition workers encode on their own thread instead.
+ * encoded on as many (this thread among them). Pooled partition workers encode on their own thread instead. A
+ * plan of one partition gets no helper threads unless `threads` asks: each would start by loading its modules and
+ * WebAssembly, and measured on 200k–1M points and 50k polygons that costs more than it saves (bench:sources).
  */
-export function inlineRunner({ job, store, task, artifactIndex, proven, signal }: RunnerContext): PartitionRunner {
-  const validator = new GeometryValidator({ threads: job.run.threads });
-  const encodeThreads = Math.max(1, job.run.threads ?? availableParallelism());
+export function inlineRunner(ctx: RunnerContext): PartitionRunner {
+  const { job, store, task, artifactIndex, proven, signal } = ctx;
+  const threads = job.run.threads ?? (ctx.total > 1 ? availableParallelism() : 0);
+  const validator = new GeometryValidator({ threads });
+  const encodeThreads = Math.max(1, threads);
   const inputCache = new Map<string, Promise<ResolvedInput>>();
   return {
     refresh: (partition, known) =>
