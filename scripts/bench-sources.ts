@@ -7,7 +7,10 @@
  * process; wall time and peak RSS (getrusage of the child). Targets: ≤ 1.0× GeoPandas's time and peak RSS.
  * GeoPandas is installed offline into `.bench/venv` from the machine's local wheel index on first use.
  * `--points 200000 --polygons 50000` for a quick look; `--key` makes it a keyed feed (`"key": ["parcel_id"]`, a
- * text key), which also builds the first version's changelog.
+ * text key), which also builds the first version's changelog. `--next` (with `--key`) adds the next logical date:
+ * the same feed with 1 % of its rows changed (0.5 % moved 10 m, 0.5 % with a new value), backfilled alone in a
+ * new process, so the change set reads and digests the previous date's artifact from the store as a lone `run`
+ * does; GeoPandas runs its script on the changed file.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
@@ -20,7 +23,8 @@ const arg = (name: string) => {
 };
 const POINTS = Number(arg("points") ?? 1_000_000);
 const POLYGONS = Number(arg("polygons") ?? 200_000);
-const KEYED = process.argv.includes("--key");
+const NEXT = process.argv.includes("--next");
+const KEYED = NEXT || process.argv.includes("--key");
 const ROOT = resolve(".");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const VENV = join(ROOT, ".bench", "venv");
@@ -43,8 +47,11 @@ function venvPython(): string {
   return python;
 }
 
-/** A CSV of n features in EPSG:26913 (around Weld County): points, or 80 m squares, with three attributes. */
-async function writeCsv(path: string, n: number, kind: "point" | "polygon"): Promise<void> {
+/**
+ * A CSV of n features in EPSG:26913 (around Weld County): points, or 80 m squares, with three attributes. `changed`:
+ * the next date's feed, 1 % of rows changed (every 200th moved 10 m east, every 200th from the 100th a new value).
+ */
+async function writeCsv(path: string, n: number, kind: "point" | "polygon", changed = false): Promise<void> {
   const out = createWriteStream(path);
   const zones = ["R1", "R2", "C1", "AG", "MU"];
   const write = (s: string) =>
@@ -52,13 +59,14 @@ async function writeCsv(path: string, n: number, kind: "point" | "polygon"): Pro
   await write("WKT,parcel_id,zoning,value\n");
   let chunk = "";
   for (let i = 0; i < n; i++) {
-    const x = 480000 + (i % 1000) * 100;
+    const x = 480000 + (i % 1000) * 100 + (changed && i % 200 === 0 ? 10 : 0);
     const y = 4400000 + Math.floor(i / 1000) * 100;
     const wkt =
       kind === "point"
         ? `POINT (${x} ${y})`
         : `POLYGON ((${x} ${y},${x + 80} ${y},${x + 80} ${y + 80},${x} ${y + 80},${x} ${y}))`;
-    chunk += `"${wkt}",P-${String(i).padStart(8, "0")},${zones[i % 5]},${(i % 977) * 1000.5}\n`;
+    const value = (i % 977) * 1000.5 + (changed && i % 200 === 100 ? 1 : 0);
+    chunk += `"${wkt}",P-${String(i).padStart(8, "0")},${zones[i % 5]},${value}\n`;
     if (chunk.length > 1 << 20) {
       await write(chunk);
       chunk = "";
@@ -167,57 +175,58 @@ async function main(): Promise<void> {
   try {
     writeFileSync(join(dir, "gpd.py"), GEOPANDAS);
     const rows: string[] = [];
+    const DATES = NEXT ? ["2026-01-01", "2026-02-01"] : ["2026-01-01"];
     for (const [name, n, kind] of [
       ["points", POINTS, "point"],
       ["polygons", POLYGONS, "polygon"],
     ] as const) {
-      const csv = join(dir, `${name}.csv`);
-      await writeCsv(csv, n, kind);
-      const feeds = writeFeeds(dir, name, csv, kind);
-      for (const [format, path] of Object.entries(feeds)) {
-        const store = join(dir, `store-${name}-${format.replace(/\W/g, "")}`);
-        const config = join(dir, `config-${name}-${format.replace(/\W/g, "")}.json`);
+      // One folder per logical date, each holding the feed in every format; the url names it by {date}.
+      const feedsByDate = DATES.map((date, d) => {
+        const at = join(dir, date);
+        mkdirSync(at, { recursive: true });
+        const csv = join(at, `${name}.csv`);
+        return writeCsv(csv, n, kind, d > 0).then(() => writeFeeds(at, name, csv, kind));
+      });
+      const feeds = await Promise.all(feedsByDate);
+      for (const [format, first] of Object.entries(feeds[0] as Record<string, string>)) {
+        const tag = `${name}-${format.replace(/\W/g, "")}`;
+        const store = join(dir, `store-${tag}`);
+        const config = join(dir, `config-${tag}.json`);
+        const url = NEXT ? first.replace("2026-01-01", "{date}") : first;
         writeFileSync(
           config,
           JSON.stringify({
             store,
             datasets: {
               [name]: {
-                source: { url: path, ...(KEYED ? { key: ["parcel_id"] } : {}) },
+                source: { url, ...(KEYED ? { key: ["parcel_id"] } : {}) },
                 regions: ["weld"],
                 cadence: "monthly",
               },
             },
           }),
         );
-        const stageFile = join(dir, `stages-${name}-${format.replace(/\W/g, "")}.jsonl`);
-        const ours = measure(
-          [
-            "node",
-            CLI,
-            "backfill",
-            "--config",
-            config,
-            "--dataset",
-            name,
-            "--from",
-            "2026-01-01",
-            "--to",
-            "2026-01-31",
-          ],
-          dir,
-          { GEOREFRESH_STAGE_TIMES: stageFile },
-        );
-        if (!ours.ok || !/1 promoted/.test(ours.output))
-          throw new Error(`georefresh failed on ${format}: ${ours.output}`);
-        const theirs = measure([python, join(dir, "gpd.py"), path, join(dir, `${name}-gpd.parquet`)], dir);
-        if (!theirs.ok) throw new Error(`GeoPandas failed on ${format}: ${theirs.output}`);
-        rows.push(
-          `${`${n.toLocaleString("en")} ${KEYED ? "keyed " : ""}${name}`.padEnd(24)} ${format.padEnd(17)} georefresh ${ours.seconds.toFixed(2).padStart(6)} s ${ours.rssMiB.toFixed(0).padStart(5)} MiB   GeoPandas ${theirs.seconds.toFixed(2).padStart(6)} s ${theirs.rssMiB.toFixed(0).padStart(5)} MiB   time ${(ours.seconds / theirs.seconds).toFixed(2)}×  RSS ${(ours.rssMiB / theirs.rssMiB).toFixed(2)}× (targets ≤ 1.0×)`,
-        );
-        console.log(rows.at(-1));
-        console.log(`    stages: georefresh ${stagesOf(stageFile)}`);
-        console.log(`            GeoPandas  ${peerStagesOf(theirs.output)}`);
+        DATES.forEach((date, d) => {
+          const path = (feeds[d] as Record<string, string>)[format] as string;
+          const stageFile = join(dir, `stages-${tag}-${date}.jsonl`);
+          const to = `${date.slice(0, 8)}28`;
+          const ours = measure(
+            ["node", CLI, "backfill", "--config", config, "--dataset", name, "--from", date, "--to", to],
+            dir,
+            { GEOREFRESH_STAGE_TIMES: stageFile },
+          );
+          if (!ours.ok || !/1 promoted/.test(ours.output))
+            throw new Error(`georefresh failed on ${format} ${date}: ${ours.output}`);
+          const theirs = measure([python, join(dir, "gpd.py"), path, join(dir, `${tag}-gpd.parquet`)], dir);
+          if (!theirs.ok) throw new Error(`GeoPandas failed on ${format}: ${theirs.output}`);
+          const what = `${n.toLocaleString("en")} ${KEYED ? "keyed " : ""}${name}${d > 0 ? ", next date" : ""}`;
+          rows.push(
+            `${what.padEnd(34)} ${format.padEnd(17)} georefresh ${ours.seconds.toFixed(2).padStart(6)} s ${ours.rssMiB.toFixed(0).padStart(5)} MiB   GeoPandas ${theirs.seconds.toFixed(2).padStart(6)} s ${theirs.rssMiB.toFixed(0).padStart(5)} MiB   time ${(ours.seconds / theirs.seconds).toFixed(2)}×  RSS ${(ours.rssMiB / theirs.rssMiB).toFixed(2)}× (targets ≤ 1.0×)`,
+          );
+          console.log(rows.at(-1));
+          console.log(`    stages: georefresh ${stagesOf(stageFile)}`);
+          console.log(`            GeoPandas  ${peerStagesOf(theirs.output)}`);
+        });
       }
     }
   } finally {

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { Binary, Bool, Field, Float64, Int32, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
 import type { Data, DataType } from "apache-arrow";
 import type { Geometry, GeometryType } from "../geo/geometry.js";
@@ -9,6 +10,8 @@ import type { SourceColumn } from "./source-spec.js";
 import { ColumnBuffer } from "./column-buffer.js";
 import { BadValue, inferType } from "./convert.js";
 import { SourceError } from "./errors.js";
+
+const UTF8 = new TextDecoder();
 
 /** A column as the file declares it; no type means the values decide (GeoJSON, and CSV's are text). */
 export interface FileField {
@@ -123,8 +126,17 @@ export class BatchBuilder {
     else c.values = [];
   }
 
-  /** One value into its column; a value not of the column's type is an error naming the row and column. */
-  private put(c: OutColumn, v: unknown, row: number): void {
+  /**
+   * One value into its column; a value not of the column's type is an error naming the row and column. A value
+   * given as bytes is UTF-8 text (a FlatGeobuf string): copied as it is into a text column when valid, else read as
+   * text first (invalid sequences become U+FFFD, as a TextDecoder reads them).
+   */
+  private put(c: OutColumn, value: unknown, row: number): void {
+    let v = value;
+    if (v instanceof Uint8Array) {
+      if (c.buffer?.type === "string" && isUtf8(v)) return c.buffer.pushUtf8(v);
+      v = UTF8.decode(v);
+    }
     if (!c.buffer) {
       (c.values as unknown[]).push(v);
       return;

@@ -15,6 +15,18 @@ export class ByteReader {
     this.chunks = (stream as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   }
 
+  /**
+   * The next `n` bytes when they are already buffered, else undefined (nothing consumed): a reader of many small
+   * records takes this path for nearly all of them, without an await each.
+   */
+  buffered(n: number): Uint8Array | undefined {
+    if (this.buffer.length - this.at < n) return undefined;
+    const out = this.buffer.subarray(this.at, this.at + n);
+    this.at += n;
+    this.offset += n;
+    return out;
+  }
+
   /** The next `n` bytes, or fewer at the end of the stream (none: an empty array). */
   async read(n: number): Promise<Uint8Array> {
     if (this.buffer.length - this.at < n) {

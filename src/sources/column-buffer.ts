@@ -59,6 +59,22 @@ export class ColumnBuffer {
     else (this.numbers as Float64Array)[i] = v as number; // int64 columns hold bigints (BigInt64Array)
   }
 
+  /** Appends one text value given as UTF-8 bytes (checked valid by the caller), copied as they are. */
+  pushUtf8(bytes: Uint8Array): void {
+    const i = this.length++;
+    (this.validity[i >> 3] as number) |= 1 << (i & 7);
+    const offsets = this.offsets as Int32Array;
+    const need = this.used + bytes.length;
+    if (need > (this.bytes as Buffer).length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, (this.bytes as Buffer).length * 2));
+      (this.bytes as Buffer).copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    (this.bytes as Buffer).set(bytes, this.used);
+    this.used = need;
+    offsets[i + 1] = this.used;
+  }
+
   /** The column as Arrow data (copied out, so the buffers can be reused or dropped). */
   finish(): Data {
     const length = this.length;

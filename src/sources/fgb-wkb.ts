@@ -1,4 +1,5 @@
-import type { Geometry } from "flatgeobuf/lib/mjs/flat-geobuf/geometry.js";
+import { GEOMETRY_FIELD } from "./fgb-raw.js";
+import type { FgbFeature } from "./fgb-raw.js";
 
 /** FlatGeobuf geometry types by value (the package's GeometryType enum). */
 const POINT = 1;
@@ -8,45 +9,65 @@ const MULTIPOINT = 4;
 const MULTILINESTRING = 5;
 const MULTIPOLYGON = 6;
 
+/** A geometry's coordinate vectors, read once: where xy and z start, how many points, and the ring/part ends. */
+interface Coordinates {
+  xy: number;
+  z: number;
+  points: number;
+  ends: number;
+  runs: number;
+}
+
+function coordinates(f: FgbFeature, g: number): Coordinates | undefined {
+  const [xy, n] = f.vector(g, GEOMETRY_FIELD.xy, 8);
+  if (xy < 0 || n < 2) return undefined;
+  const [z, nz] = f.vector(g, GEOMETRY_FIELD.z, 8);
+  const [ends, runs] = f.vector(g, GEOMETRY_FIELD.ends, 4);
+  if (nz > 0 && nz !== n >> 1) throw new RangeError("a geometry's z values do not match its points");
+  return { xy, z: nz > 0 ? z : -1, points: n >> 1, ends, runs };
+}
+
 /**
- * A FlatGeobuf geometry straight to ISO WKB, little-endian (no GeoJSON object per feature, no second encoding):
- * the bytes encodeWkb gives for what the package's fromGeometry returns — x, y and z (M is dropped, as
- * everywhere). Undefined where that path is kept: empty and collection geometries. A coordinate that is NaN or
- * infinite is a RangeError, as the other readers refuse one.
+ * A FlatGeobuf geometry (the table at `g` of the feature) straight to ISO WKB, little-endian, read in place (no
+ * GeoJSON object, no flatbuffers object, no second encoding): the bytes encodeWkb gives for what the package's
+ * fromGeometry returns — x, y and z (M is dropped, as everywhere). Undefined where that path is kept: empty and
+ * collection geometries. A coordinate that is NaN or infinite, or ring ends past the points, is a RangeError.
  */
-export function fgbWkb(g: Geometry, headerType: number): Uint8Array | undefined {
-  const type = headerType === 0 ? g.type() : headerType;
+export function fgbWkb(f: FgbFeature, g: number, headerType: number): Uint8Array | undefined {
+  const type = headerType === 0 ? f.geometryType(g) : headerType;
   if (type === MULTIPOLYGON) {
-    const n = g.partsLength();
+    const [parts, n] = f.vector(g, GEOMETRY_FIELD.parts, 4);
     if (n === 0) return undefined;
-    const parts: Uint8Array[] = [];
+    const polygons: Uint8Array[] = [];
+    let size = 9;
+    let z = false;
     for (let i = 0; i < n; i++) {
-      const part = g.parts(i);
-      const wkb = part ? fgbWkb(part, POLYGON) : undefined;
+      const part = parts + 4 * i + f.u32(parts + 4 * i);
+      const wkb = fgbWkb(f, part, POLYGON);
       if (!wkb) return undefined;
-      parts.push(wkb);
+      if (i === 0) z = coordinates(f, part)?.z !== -1;
+      polygons.push(wkb);
+      size += wkb.length;
     }
-    const z = (g.parts(0)?.zArray()?.length ?? 0) > 0;
-    const out = new Uint8Array(9 + parts.reduce((s, p) => s + p.length, 0));
+    const out = new Uint8Array(size);
     const v = new DataView(out.buffer);
     out[0] = 1;
     v.setUint32(1, z ? 1006 : 6, true);
     v.setUint32(5, n, true);
     let at = 9;
-    for (const p of parts) {
+    for (const p of polygons) {
       out.set(p, at);
       at += p.length;
     }
     return out;
   }
-  const xy = g.xyArray();
-  if (!xy || xy.length < 2) return undefined;
-  const zs = g.zArray();
-  const z = zs !== null && zs.length > 0;
-  const points = xy.length >> 1;
+  const c = coordinates(f, g);
+  if (!c) return undefined;
+  const z = c.z >= 0;
   const dims = z ? 3 : 2;
-  const ends = type === POLYGON || type === MULTILINESTRING ? g.endsArray() : null;
-  const runs = ends && ends.length ? Array.from(ends) : [points];
+  const { points } = c;
+  const multi = type === POLYGON || type === MULTILINESTRING;
+  const runs = multi && c.runs > 0 ? c.runs : 1;
   let size: number;
   switch (type) {
     case POINT:
@@ -59,74 +80,91 @@ export function fgbWkb(g: Geometry, headerType: number): Uint8Array | undefined 
       size = 9 + points * (5 + 8 * dims);
       break;
     case POLYGON:
-      size = 9 + 4 * runs.length + 8 * dims * points;
+      size = 9 + 4 * runs + 8 * dims * points;
       break;
     case MULTILINESTRING:
-      size = 9 + 9 * runs.length + 8 * dims * points;
+      size = 9 + 9 * runs + 8 * dims * points;
       break;
     default:
       return undefined;
   }
   const out = new Uint8Array(size);
   const v = new DataView(out.buffer);
-  let at = 0;
-  const head = (t: number) => {
-    out[at] = 1;
-    v.setUint32(at + 1, z ? 1000 + t : t, true);
-    at += 5;
-  };
-  const count = (n: number) => {
-    v.setUint32(at, n, true);
-    at += 4;
-  };
-  const point = (i: number) => {
-    const x = xy[2 * i] as number;
-    const y = xy[2 * i + 1] as number;
-    // x - x is NaN for NaN and for either infinity: one test for all three.
-    if (x - x !== 0 || y - y !== 0) throw notFinite();
-    v.setFloat64(at, x, true);
-    v.setFloat64(at + 8, y, true);
-    at += 16;
-    if (z) {
-      const h = (zs as Float64Array)[i] as number;
-      if (h - h !== 0) throw notFinite();
-      v.setFloat64(at, h, true);
-      at += 8;
-    }
-  };
+  const w = new WkbWriter(out, v, f, c, z);
   switch (type) {
     case POINT:
-      head(POINT);
-      point(0);
+      w.head(POINT);
+      w.point(0);
       break;
     case LINESTRING:
-      head(LINESTRING);
-      count(points);
-      for (let i = 0; i < points; i++) point(i);
+      w.head(LINESTRING);
+      w.count(points);
+      for (let i = 0; i < points; i++) w.point(i);
       break;
     case MULTIPOINT:
-      head(MULTIPOINT);
-      count(points);
+      w.head(MULTIPOINT);
+      w.count(points);
       for (let i = 0; i < points; i++) {
-        head(POINT);
-        point(i);
+        w.head(POINT);
+        w.point(i);
       }
       break;
     case POLYGON:
     case MULTILINESTRING: {
-      head(type);
-      count(runs.length);
+      w.head(type);
+      w.count(runs);
       let start = 0;
-      for (const end of runs) {
-        if (type === MULTILINESTRING) head(LINESTRING);
-        count(end - start);
-        for (let i = start; i < end; i++) point(i);
+      for (let r = 0; r < runs; r++) {
+        const end = multi && c.runs > 0 ? f.u32(c.ends + 4 * r) : points;
+        if (end < start || end > points) throw new RangeError("a ring or part ends outside the geometry's points");
+        if (type === MULTILINESTRING) w.head(LINESTRING);
+        w.count(end - start);
+        for (let i = start; i < end; i++) w.point(i);
         start = end;
       }
       break;
     }
   }
-  return at === size ? out : undefined;
+  return w.at === size ? out : undefined;
+}
+
+/** Writes one geometry's WKB: a header, a count, a point read from the feature's xy (and z) vectors. */
+class WkbWriter {
+  at = 0;
+  constructor(
+    private readonly out: Uint8Array,
+    private readonly v: DataView,
+    private readonly f: FgbFeature,
+    private readonly c: Coordinates,
+    private readonly z: boolean,
+  ) {}
+
+  head(t: number): void {
+    this.out[this.at] = 1;
+    this.v.setUint32(this.at + 1, this.z ? 1000 + t : t, true);
+    this.at += 5;
+  }
+
+  count(n: number): void {
+    this.v.setUint32(this.at, n, true);
+    this.at += 4;
+  }
+
+  point(i: number): void {
+    const x = this.f.f64(this.c.xy + 16 * i);
+    const y = this.f.f64(this.c.xy + 16 * i + 8);
+    // x - x is NaN for NaN and for either infinity: one test for all three.
+    if (x - x !== 0 || y - y !== 0) throw notFinite();
+    this.v.setFloat64(this.at, x, true);
+    this.v.setFloat64(this.at + 8, y, true);
+    this.at += 16;
+    if (this.z) {
+      const h = this.f.f64(this.c.z + 8 * i);
+      if (h - h !== 0) throw notFinite();
+      this.v.setFloat64(this.at, h, true);
+      this.at += 8;
+    }
+  }
 }
 
 const notFinite = () => new RangeError("a coordinate is not a finite number (NaN or infinite)");

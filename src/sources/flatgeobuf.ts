@@ -12,6 +12,7 @@ import { BatchBuilder } from "./batch-builder.js";
 import type { FileField } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import { fgbProperties } from "./fgb-properties.js";
+import { FgbFeature } from "./fgb-raw.js";
 import { fgbWkb } from "./fgb-wkb.js";
 import type { SourceFormat } from "./source-format.js";
 
@@ -104,34 +105,33 @@ export const flatgeobufFormat: SourceFormat = {
       crsFrom: `FlatGeobuf header`,
       async *batches() {
         const builder = new BatchBuilder(fields, options.columns, file.name, GEOMETRY[h.geometryType]);
-        const names = fields.map((f) => f.name);
+        // One feature view and one values array for every row (fgb-raw.ts, fgb-properties.ts).
+        const raw = new FgbFeature();
+        const values: unknown[] = new Array(fields.length).fill(null);
+        const valueOf = (i: number) => values[i];
         let row = 0;
         for (;;) {
-          const sizeBytes = await reader.read(4);
+          const sizeBytes = reader.buffered(4) ?? (await reader.read(4));
           if (sizeBytes.length === 0) break;
           const size =
             sizeBytes.length === 4 ? new DataView(sizeBytes.buffer, sizeBytes.byteOffset, 4).getUint32(0, true) : -1;
-          const body = size < 0 ? new Uint8Array(0) : await reader.read(size);
+          const body = size < 0 ? new Uint8Array(0) : (reader.buffered(size) ?? (await reader.read(size)));
           if (size < 0 || body.length < size)
             throw new SourceError(`${file.name}: the FlatGeobuf file is truncated after ${row} features`);
           let geometry: Geometry | Uint8Array | null;
-          let props: Record<string, unknown>;
-          // Copied whole, size prefix included, into a fresh buffer: the feature's coordinate arrays are Float64Array
-          // views, 8-byte aligned only from the start of its size-prefixed bytes.
-          const framed = new Uint8Array(4 + size);
-          framed.set(sizeBytes);
-          framed.set(body, 4);
+          values.fill(null);
           try {
-            const feature = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(framed));
-            const g = feature.geometry();
-            // Straight to WKB where it can be (fgb-wkb.ts); empties and collections through GeoJSON.
-            geometry = g ? (fgbWkb(g, h.geometryType) ?? (fromGeometry(g, h.geometryType) as Geometry)) : null;
-            props = fgbProperties(feature, h.columns);
+            const f = raw.at(body);
+            const g = f.geometry();
+            // Straight to WKB where it can be (fgb-wkb.ts); empties and collections through the package's objects,
+            // over a copy aligned for their Float64Array views.
+            geometry = g < 0 ? null : (fgbWkb(f, g, h.geometryType) ?? viaGeoJson(sizeBytes, body, h.geometryType));
+            fgbProperties(f.properties(), h.columns, values);
           } catch (error) {
             throw corrupt(file.name, error, row);
           }
           row++;
-          builder.add(geometry, (i) => props[names[i] as string]);
+          builder.add(geometry, valueOf);
           if (builder.full) yield builder.flush() as never;
         }
         const last = builder.flush();
@@ -141,6 +141,15 @@ export const flatgeobufFormat: SourceFormat = {
     };
   },
 };
+
+/** A feature's geometry as the flatgeobuf package reads it (null when it has none). */
+function viaGeoJson(sizeBytes: Uint8Array, body: Uint8Array, headerType: number): Geometry | null {
+  const framed = new Uint8Array(4 + body.length);
+  framed.set(sizeBytes);
+  framed.set(body, 4);
+  const g = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(framed)).geometry();
+  return g ? (fromGeometry(g, headerType) as Geometry) : null;
+}
 
 function corrupt(name: string, error: unknown, row?: number): SourceError {
   return new SourceError(

@@ -1,5 +1,5 @@
 /**
- * FlatGeobuf geometries written straight to WKB (fgb-wkb.ts) are the bytes the GeoJSON path gives
+ * FlatGeobuf geometries written straight to WKB from the feature's bytes (fgb-wkb.ts over fgb-raw.ts) are the bytes the GeoJSON path gives
  * (encodeWkb(fromGeometry(…))), feature by feature, on files ogr2ogr wrote: polygons with holes and multipolygons,
  * 3D points, points/lines/polygons/multilines in one layer, ZM polygons, multipoints (GDAL leaves out the empties).
  */
@@ -15,13 +15,14 @@ import { calcTreeSize } from "flatgeobuf/lib/mjs/packedrtree.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Geometry } from "../../src/geo/geometry.js";
 import { encodeWkb } from "../../src/geo/wkb.js";
+import { FgbFeature } from "../../src/sources/fgb-raw.js";
 import { fgbWkb } from "../../src/sources/fgb-wkb.js";
 import { writeFixtures } from "../helpers/source-corpus.js";
 
 let dir: string;
 
 /** Every feature's geometry of a FlatGeobuf file, with the header's geometry type. */
-function geometries(path: string): { type: number; g: ReturnType<Feature["geometry"]> }[] {
+function geometries(path: string): { type: number; g: ReturnType<Feature["geometry"]>; body: Uint8Array }[] {
   const bytes = readFileSync(path);
   const size = bytes.readUInt32LE(8);
   const header = fromByteBuffer(new flatbuffers.ByteBuffer(new Uint8Array(bytes.subarray(8, 12 + size))));
@@ -33,7 +34,7 @@ function geometries(path: string): { type: number; g: ReturnType<Feature["geomet
     const feature = Feature.getSizePrefixedRootAsFeature(
       new flatbuffers.ByteBuffer(new Uint8Array(bytes.subarray(at, at + 4 + n))),
     );
-    out.push({ type: header.geometryType, g: feature.geometry() });
+    out.push({ type: header.geometryType, g: feature.geometry(), body: bytes.subarray(at + 4, at + 4 + n) });
     at += 4 + n;
   }
   return out;
@@ -106,11 +107,13 @@ describe("FlatGeobuf geometry straight to WKB", () => {
     let direct = 0;
     let kept = 0;
     for (const file of ["parcels", "points3d", "mixed", "extra", "parcels-multi"]) {
-      for (const { type, g } of geometries(join(dir, `${file}.fgb`))) {
+      for (const { type, g, body } of geometries(join(dir, `${file}.fgb`))) {
         if (!g) continue;
         let wkb: Uint8Array | undefined;
         try {
-          wkb = fgbWkb(g, type);
+          // Read in place from the feature's bytes, as the reader does (fgb-raw.ts).
+          const f = new FgbFeature().at(body);
+          wkb = fgbWkb(f, f.geometry(), type);
         } catch (error) {
           throw new Error(`${file}: ${(error as Error).message}`);
         }
