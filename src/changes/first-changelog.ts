@@ -16,8 +16,12 @@ export function firstChangelogTable(d: RowDigests, key: readonly string[]): Tabl
   // (Null key parts are refused before a change set; the row path says so if one gets here.)
   if (!keyDecodable(d) || d.nullKeys > 0) return undefined;
   const n = d.rows;
-  const { values, runs } = keyColumns(d, key.length);
-  const order = keyOrder(values, n);
+  // One text key (the common case): its UTF-8 runs alone, sorted by byte when it is ASCII; else decoded values.
+  const text = key.length === 1 && DataType.isUtf8(plainType(d.keyTypes[0]));
+  const { values, runs } = keyColumns(d, key.length, text);
+  const order =
+    (text && asciiOrder(d.keyBytes, runs[0] as Int32Array, n)) ||
+    keyOrder(text ? keyColumns(d, key.length).values : values, n);
   const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   key.forEach((name, i) => {
     const type = plainType(d.keyTypes[i]);
@@ -40,7 +44,7 @@ export function firstChangelogTable(d: RowDigests, key: readonly string[]): Tabl
  * Each key column's values, row by row, typed as the artifact's columns (64-bit integers as bigint), and for text
  * where each value's UTF-8 sits in the canonical bytes (start, end), so the column is copied, not encoded again.
  */
-function keyColumns(d: RowDigests, parts: number): { values: unknown[][]; runs: Int32Array[] } {
+function keyColumns(d: RowDigests, parts: number, runsOnly = false): { values: unknown[][]; runs: Int32Array[] } {
   const out = Array.from({ length: parts }, () => new Array<unknown>(d.rows));
   const runs = Array.from({ length: parts }, () => new Int32Array(2 * d.rows));
   const bytes = d.keyBytes;
@@ -64,6 +68,7 @@ function keyColumns(d: RowDigests, parts: number): { values: unknown[][]; runs: 
         at = start + len;
         (runs[i] as Int32Array)[2 * row] = start;
         (runs[i] as Int32Array)[2 * row + 1] = at;
+        if (runsOnly) continue;
         const s = text.toString("utf8", start, at);
         v = tag === TAG.bigint ? BigInt(s) : s;
       }
@@ -91,6 +96,51 @@ function keyOrder(values: unknown[][], n: number): Uint32Array {
     }
     return 0;
   });
+}
+
+/**
+ * Rows in key order for one text key whose every value is ASCII (where UTF-8 byte order is JavaScript's code-unit
+ * order, as keyOrder compares): a stable least-significant-byte radix sort of the runs, one pass per byte position
+ * (a shorter value sorts before its extensions), positions every value shares skipped. Undefined when a value is
+ * not ASCII or longer than 64 bytes (keyOrder then compares strings).
+ */
+function asciiOrder(bytes: Uint8Array, runs: Int32Array, n: number): Uint32Array | undefined {
+  let longest = 0;
+  for (let r = 0; r < n; r++) {
+    const start = runs[2 * r] as number;
+    const end = runs[2 * r + 1] as number;
+    if (end - start > longest) longest = end - start;
+    for (let i = start; i < end; i++) if ((bytes[i] as number) >= 0x80) return undefined;
+  }
+  if (longest > 64) return undefined;
+  // Each value as a row of `longest` digits (its bytes + 1, then 0 where it has ended): one load per digit.
+  const w = longest;
+  const digits = new Uint8Array(n * w);
+  for (let r = 0; r < n; r++) {
+    const start = runs[2 * r] as number;
+    const end = runs[2 * r + 1] as number;
+    for (let i = start; i < end; i++) digits[r * w + i - start] = (bytes[i] as number) + 1;
+  }
+  let order = new Uint32Array(n);
+  let next = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const counts = new Int32Array(129);
+  for (let p = w - 1; p >= 0; p--) {
+    counts.fill(0);
+    for (let r = 0; r < n; r++) (counts[digits[r * w + p] as number] as number)++;
+    if (counts.includes(n)) continue; // every value alike here: the order stands
+    for (let b = 0, sum = 0; b < 129; b++) {
+      const c = counts[b] as number;
+      counts[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const r = order[i] as number;
+      next[(counts[digits[r * w + p] as number] as number)++] = r;
+    }
+    [order, next] = [next, order];
+  }
+  return order;
 }
 
 /** A text key column in `order`, its values' UTF-8 copied from the canonical bytes (a key is never null). */
