@@ -6,11 +6,19 @@ import { diffDigests } from "../changes/diff.js";
 import type { DigestDiff } from "../changes/diff.js";
 import { firstChangelogTable } from "../changes/first-changelog.js";
 import { recentDigests } from "../changes/digest-cache.js";
+import { digestAhead } from "../changes/side-ahead.js";
+import type { SideAhead } from "../changes/side-ahead.js";
+import { regionHistory } from "../manifest/checks.js";
+import { manifestPrefix } from "../manifest/layout.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import { changelogKey } from "../manifest/layout.js";
 import type { ChangesRecord } from "../manifest/types.js";
 import { RefreshError } from "./refresh-types.js";
+import { timed } from "../stage-times.js";
 import type { Verified } from "./verify.js";
+import { memoryBudget } from "./memory-budget.js";
+import type { RunContext } from "./refresh-types.js";
+import type { RunPlan } from "./run-plan.js";
 
 /** The changelog file format: part of its key, so a new layout never collides with an old file. */
 const CHANGELOG_FORMAT = "georefresh.changelog/1";
@@ -23,11 +31,43 @@ export interface Changed {
 }
 
 /**
+ * Before produce, for tasks with a natural key: the version the change set will compare with (the partition's
+ * current version, else the region's latest before this date, as verify finds it), digested on a worker thread
+ * while this one computes (changes/side-ahead.ts). Undefined when there is none or it does not pay; never throws
+ * (verify and changeSet look again, and say what is wrong).
+ */
+export async function previousAhead(plan: RunPlan, run: RunContext): Promise<SideAhead | undefined> {
+  const { store, task, partition } = plan.options;
+  if (!task.key) return undefined;
+  try {
+    const current = plan.start?.manifest.current ?? undefined;
+    const against =
+      current ??
+      (
+        await regionHistory(
+          store,
+          manifestPrefix(partition.dataset, partition.region),
+          partition.date,
+          1,
+          run.knownManifests,
+        )
+      )[0];
+    const ahead = against && digestAhead(store, against, task.key, memoryBudget(plan.options.maxMemory).partBytes);
+    if (!ahead) return undefined;
+    // Its own line in the stage times: it overlaps compute, sort and encode, on the other core.
+    return { ...ahead, side: timed("previous version digested (second thread)", partition, () => ahead.side) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The stage between verify and record, for tasks with a natural key: the change set against the partition's
  * previous state (the version this promotion supersedes, else the region's previous logical date), written as a
- * changelog. Both sides are read as digests, 24 bytes a row; rows are read again only where they changed.
+ * changelog. Both sides are read as digests, 24 bytes a row; rows are read again only where they changed. `ahead`:
+ * the previous state digested beforehand, used when it is the version this stage compares with.
  */
-export async function changeSet(verified: Verified): Promise<Changed> {
+export async function changeSet(verified: Verified, ahead?: SideAhead): Promise<Changed> {
   const { produced, facts } = verified;
   const { plan } = produced;
   const { store, task, partition } = plan.options;
@@ -42,7 +82,8 @@ export async function changeSet(verified: Verified): Promise<Changed> {
     open: () => openRanged(produced.source, produced.where, { chunkBytes }),
     geometry,
   };
-  const before = against ? await storedSide(store, against, key, chunkBytes) : undefined;
+  const early = ahead && against && ahead.entry.sha256 === against.sha256 ? await ahead.side : undefined;
+  const before = against ? (early ?? (await storedSide(store, against, key, chunkBytes))) : undefined;
   // A key column whose type changed (1 then "1") makes every row a new key: every key "removed" and "added", and
   // each sink retiring the region. Refused, as a sink refuses a column whose type changed.
   const was = before?.digests.keyTypes ?? [];

@@ -10,7 +10,7 @@ import { produce } from "./produce.js";
 import { timed } from "../stage-times.js";
 import { publish } from "./publish.js";
 import type { Published } from "./publish.js";
-import { changeSet } from "./change-set.js";
+import { changeSet, previousAhead } from "./change-set.js";
 import { recordOf } from "./record.js";
 import { RefreshError } from "./refresh-types.js";
 import type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
@@ -132,10 +132,12 @@ export async function refreshPartition(opts: RefreshOptions, run: RunContext = {
     const settled = await settle(opts, run, plan, result);
     if (settled) return settled;
     await ensureProbed(store);
+    // The previous version's digests, on a second thread while this one computes (keyed tasks only).
+    const ahead = await previousAhead(plan, run);
     const produced = await produce(plan);
     try {
       const verified = await timed("read back, validate, digest", partition, () => verify(produced, validator, run));
-      const changed = await timed("change set", partition, () => changeSet(verified));
+      const changed = await timed("change set", partition, () => changeSet(verified, ahead));
       return outcomeOf(await timed("publish", partition, () => publish(recordOf(changed))), result);
     } finally {
       await produced.dispose();
