@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
@@ -32,6 +33,13 @@ export async function storedSide(
   const open = () => openRanged(source, where, { chunkBytes });
   const cached = recentDigests.get(entry.sha256, key);
   if (cached) return { ...cached, open };
+  // Hashed whole before a byte is decoded: an altered artifact can panic the Parquet decoder (WebAssembly) in a
+  // way that escapes as an uncaught error and ends the process, instead of being refused by name.
+  const hash = createHash("sha256");
+  for (let at = 0; at < source.size; at += chunkBytes)
+    hash.update(await source.read(at, Math.min(chunkBytes, source.size - at)));
+  const whole = hash.digest("hex");
+  if (whole !== entry.sha256) throw altered(where, whole, entry.sha256);
   const file = await open();
   await digestReady();
   const geometry = file.geo.primary_column;
@@ -40,13 +48,16 @@ export async function storedSide(
   // The covering is derived from the geometry and is no attribute: not decoding it halves the read.
   for await (const g of file.rowGroups(file.columns.filter((c) => c !== covering))) digester.group(g.table);
   const sha256 = await file.sha256();
-  if (sha256 !== entry.sha256)
-    throw new ChangesError(
-      `${where} reads as sha256 ${sha256.slice(0, 12)}…, not the ${entry.sha256.slice(0, 12)}… its manifest names: the artifact was altered in the store`,
-    );
+  if (sha256 !== entry.sha256) throw altered(where, sha256, entry.sha256);
   const digests = digester.finish();
   recentDigests.put(entry.sha256, key, digests, geometry);
   return { digests, open, geometry };
+}
+
+function altered(where: string, found: string, named: string): ChangesError {
+  return new ChangesError(
+    `${where} reads as sha256 ${found.slice(0, 12)}…, not the ${named.slice(0, 12)}… its manifest names: the artifact was altered in the store`,
+  );
 }
 
 /** The change set from one stored version to another, compared directly (no changelog in between is read). */

@@ -10,12 +10,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeChangelog } from "../../src/changes/changelog.js";
 import { compareStored } from "../../src/changes/compare.js";
+import { AHEAD_ROWS } from "../../src/changes/side-ahead.js";
 import { readManifest } from "../../src/manifest/codec.js";
 import { manifestKey } from "../../src/manifest/layout.js";
 import { FsStore } from "../../src/store/fs.js";
 import { runCli } from "../helpers/cli.js";
 
-const ROWS = 60_000; // above the rows a second thread is started for
+const ROWS = AHEAD_ROWS; // the fewest rows a second thread is started for
 let dir: string;
 
 /** A GeoJSONSeq feed of ROWS keyed points; `changed`: every 100th moved, every 100th from the 50th re-valued. */
@@ -84,8 +85,8 @@ describe("the previous version digested ahead", () => {
     expect(after?.changes?.counts).toMatchObject({
       added: 0,
       removed: 0,
-      geometry_changed: 600,
-      attributes_changed: 600,
+      geometry_changed: ROWS / 100,
+      attributes_changed: ROWS / 100,
     });
     const direct = await encodeChangelog(
       await compareStored(store, before ?? undefined, after as NonNullable<typeof after>, ["id"], 8 * 2 ** 20),
