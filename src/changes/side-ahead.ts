@@ -1,3 +1,4 @@
+import { isMainThread } from "node:worker_threads";
 import { tableFromIPC } from "apache-arrow";
 import { WorkerPool } from "../geo/worker-pool.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
@@ -41,7 +42,8 @@ export interface SideAhead {
  * Starts digesting the version a change set will compare with (the partition's current version, else the
  * region's previous date) on a worker thread, so it runs on the second core while this thread computes and
  * encodes the new one. Undefined where that does not pay or cannot be done: a small version, one whose digests
- * this process holds already, a store only this thread can open. The digests are the same as storedSide's (the
+ * this process holds already, a store only this thread can open, or a partition worker (a thread, or a process
+ * talking to its backfill over IPC: there every core has a partition already). The digests are the same as storedSide's (the
  * worker runs it, the sha256 check included); any failure there resolves undefined and the change set digests
  * it itself, and so reports the error as it always has.
  */
@@ -51,6 +53,7 @@ export function digestAhead(
   key: readonly string[],
   chunkBytes: number,
 ): SideAhead | undefined {
+  if (!isMainThread || process.send !== undefined) return undefined;
   if (entry.rows < AHEAD_ROWS || !sharedAcrossProcesses(store.url) || recentDigests.get(entry.sha256, key))
     return undefined;
   if (!key.every((k) => entry.columns.some((c) => c.name === k))) return undefined;
