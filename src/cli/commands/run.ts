@@ -275,7 +275,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       "--threads <n>",
-      "with --workers 0: threads for geometry validation and for encoding row groups (default: one per core; none for a plan of one partition)",
+      "partitions on this thread (--workers 0, or a plan of one partition): threads for geometry validation and for encoding row groups (default: one per core; none for one partition)",
       wholeNumber(0),
     );
   partitionOptions(backfill)
