@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
+import type { RangedFile, RangeSource } from "../geoparquet/ranged-read.js";
 import { storeSource } from "../geoparquet/store-source.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import type { ObjectStore } from "../store/types.js";
@@ -28,9 +29,7 @@ export async function storedSide(
   chunkBytes: number,
 ): Promise<Side | undefined> {
   if (!key.every((k) => entry.columns.some((c) => c.name === k))) return undefined;
-  const where = store.locate(entry.artifact);
-  const source = await storeSource(store, entry.artifact, chunkBytes, entry.bytes);
-  const open = () => openRanged(source, where, { chunkBytes });
+  const { where, source, open } = await storedFile(store, entry, chunkBytes);
   const cached = recentDigests.get(entry.sha256, key);
   if (cached) return { ...cached, open };
   // Hashed whole before a byte is decoded: an altered artifact can panic the Parquet decoder (WebAssembly) in a
@@ -52,6 +51,17 @@ export async function storedSide(
   const digests = digester.finish();
   recentDigests.put(entry.sha256, key, digests, geometry);
   return { digests, open, geometry };
+}
+
+/** A stored version, read by ranges: where it is, its bytes as a range source, and its opening. */
+export async function storedFile(
+  store: ObjectStore,
+  entry: Pick<ManifestEntry, "artifact" | "bytes">,
+  chunkBytes: number,
+): Promise<{ where: string; source: RangeSource; open: () => Promise<RangedFile> }> {
+  const where = store.locate(entry.artifact);
+  const source = await storeSource(store, entry.artifact, chunkBytes, entry.bytes);
+  return { where, source, open: () => openRanged(source, where, { chunkBytes }) };
 }
 
 function altered(where: string, found: string, named: string): ChangesError {

@@ -1,12 +1,11 @@
 import { isMainThread } from "node:worker_threads";
 import { tableFromIPC } from "apache-arrow";
 import { WorkerPool } from "../geo/worker-pool.js";
-import { openRanged } from "../geoparquet/ranged-read.js";
-import { storeSource } from "../geoparquet/store-source.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { sharedAcrossProcesses } from "../store/schemes.js";
 import type { ObjectStore } from "../store/types.js";
 import type { Side } from "./changelog.js";
+import { storedFile } from "./compare.js";
 import { recentDigests } from "./digest-cache.js";
 import type { RowDigests } from "./row-digest.js";
 
@@ -76,9 +75,8 @@ export function digestAhead(
       const keyTypes = tableFromIPC(r.keySchema).schema.fields.map((f) => f.type);
       const digests: RowDigests = { ...r.digests, keyTypes };
       recentDigests.put(entry.sha256, key, digests, r.geometry);
-      const where = store.locate(entry.artifact);
-      const source = await storeSource(store, entry.artifact, chunkBytes, entry.bytes);
-      return { digests, geometry: r.geometry, open: () => openRanged(source, where, { chunkBytes }) };
+      const { open } = await storedFile(store, entry, chunkBytes);
+      return { digests, geometry: r.geometry, open };
     },
     () => undefined,
   );

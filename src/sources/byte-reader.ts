@@ -20,11 +20,7 @@ export class ByteReader {
    * records takes this path for nearly all of them, without an await each.
    */
   buffered(n: number): Uint8Array | undefined {
-    if (this.buffer.length - this.at < n) return undefined;
-    const out = this.buffer.subarray(this.at, this.at + n);
-    this.at += n;
-    this.offset += n;
-    return out;
+    return this.buffer.length - this.at < n ? undefined : this.take(n);
   }
 
   /** The next `n` bytes, or fewer at the end of the stream (none: an empty array). */
@@ -48,6 +44,11 @@ export class ByteReader {
       this.buffer = joined;
       this.at = 0;
     }
+    return this.take(n);
+  }
+
+  /** Up to `n` buffered bytes, consumed. */
+  private take(n: number): Uint8Array {
     const out = this.buffer.subarray(this.at, Math.min(this.at + n, this.buffer.length));
     this.at += out.length;
     this.offset += out.length;

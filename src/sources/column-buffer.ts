@@ -47,13 +47,7 @@ export class ColumnBuffer {
     (this.validity[i >> 3] as number) |= 1 << (i & 7);
     if (this.offsets) {
       const text = v as string;
-      const need = this.used + text.length * 3;
-      if (need > (this.bytes as Buffer).length) {
-        const grown = Buffer.allocUnsafe(Math.max(need, (this.bytes as Buffer).length * 2));
-        (this.bytes as Buffer).copy(grown, 0, 0, this.used);
-        this.bytes = grown;
-      }
-      this.used += (this.bytes as Buffer).write(text, this.used, "utf8");
+      this.used += this.space(text.length * 3).write(text, this.used, "utf8");
       this.offsets[i + 1] = this.used;
     } else if (this.type === "bool") (this.numbers as Uint8Array)[i] = v ? 1 : 0;
     else (this.numbers as Float64Array)[i] = v as number; // int64 columns hold bigints (BigInt64Array)
@@ -63,16 +57,18 @@ export class ColumnBuffer {
   pushUtf8(bytes: Uint8Array): void {
     const i = this.length++;
     (this.validity[i >> 3] as number) |= 1 << (i & 7);
-    const offsets = this.offsets as Int32Array;
-    const need = this.used + bytes.length;
-    if (need > (this.bytes as Buffer).length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, (this.bytes as Buffer).length * 2));
-      (this.bytes as Buffer).copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    (this.bytes as Buffer).set(bytes, this.used);
-    this.used = need;
-    offsets[i + 1] = this.used;
+    this.space(bytes.length).set(bytes, this.used);
+    this.used += bytes.length;
+    (this.offsets as Int32Array)[i + 1] = this.used;
+  }
+
+  /** The text bytes, grown (doubling) to hold `n` more after those used. */
+  private space(n: number): Buffer {
+    const bytes = this.bytes as Buffer;
+    if (this.used + n <= bytes.length) return bytes;
+    const grown = Buffer.allocUnsafe(Math.max(this.used + n, bytes.length * 2));
+    bytes.copy(grown, 0, 0, this.used);
+    return (this.bytes = grown);
   }
 
   /** The column as Arrow data (copied out, so the buffers can be reused or dropped). */
