@@ -92,9 +92,10 @@ export class WorkerPool<In, Out> {
       terminate: async () => void (await thread.terminate()),
       hold: (busy) => (busy ? thread.ref() : thread.unref()),
     };
-    if (this.options.idleUnref) thread.unref();
     thread.on("message", (msg: { id: number; error?: string }) => this.settle(channel, msg));
     thread.on("error", (error) => this.fail(channel, error));
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    if (this.options.idleUnref) thread.unref();
     return channel;
   }
 

@@ -142,7 +142,9 @@ export async function openRanged(
   const footerStart = size - 8 - footerLength;
   if (footerStart < 4)
     throw new GeoParquetReadError(`${where}: the footer claims ${footerLength} bytes, more than the file holds`);
-  const footer = await source.read(footerStart, footerLength);
+  // A copy of its own: the decoded footer's byte fields are views of it, and a view of a whole-file buffer (a
+  // small artifact is fetched whole) made each row group's structuredClone below copy the whole file.
+  const footer = new Uint8Array(await source.read(footerStart, footerLength));
   let metadata: ThriftStruct;
   try {
     metadata = decodeStruct(footer).struct;
