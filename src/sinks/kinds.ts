@@ -10,12 +10,12 @@ const KINDS: { name: string; accepts(to: string): boolean; load(): Promise<SinkK
   {
     name: "postgis",
     accepts: (to) => /^postgres(ql)?:\/\//i.test(to),
-    load: async () => (await import("./postgis-sink.js")).postgisSink,
+    load: async () => (await import("./postgis/database.js")).postgisSink,
   },
   {
     name: "geopackage",
     accepts: (to) => /\.gpkg$/i.test(to) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(to),
-    load: async () => (await import("./geopackage-sink.js")).geopackageSink,
+    load: async () => (await import("./geopackage/database.js")).geopackageSink,
   },
 ];
 

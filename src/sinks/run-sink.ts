@@ -3,6 +3,7 @@ import type { DatasetView, ViewPartition } from "../views/reader.js";
 import { openArtifactRows } from "./artifact-rows.js";
 import { deltaOf } from "./delta.js";
 import { sinkKindFor } from "./kinds.js";
+import { Loader } from "./loader.js";
 import { planSink } from "./plan.js";
 import type { AppliedPartition, SinkPlan } from "./plan.js";
 import type { ApplyCounts, SinkTableShape } from "./sink.js";
@@ -52,7 +53,8 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
   const table = o.table ?? tableNameFor(dataset);
   quoteIdent(table, "table name");
   const keyed = o.key.length > 0;
-  const session = await (await sinkKindFor(o.to)).open(o.to);
+  const kind = await sinkKindFor(o.to);
+  const session = await kind.open(o.to);
   try {
     const first = planSink(table, o.view.partitions, await session.applied(table), keyed);
     const report = (plan: SinkPlan, dryRun: boolean): SinkReport => ({
@@ -68,16 +70,16 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
       applied: [],
     });
     if (o.dryRun || (first.apply.length === 0 && first.gone.length === 0)) return report(first, Boolean(o.dryRun));
-    return await session.transaction(table, async (tx) => {
-      const before = await tx.applied();
+    return await session.transaction(table, async (db) => {
+      const before = await db.applied();
       const plan = planSink(table, o.view.partitions, before, keyed);
-      tx.run = plan.run;
-      tx.keepHistory = Boolean(o.history);
+      const tx = new Loader(db, kind.capabilities, plan.run, Boolean(o.history));
       const out = report(plan, false);
       const held = new Map(before.map((a) => [a.region, a]));
       for (const p of plan.apply) {
         // A keyed region whose new version's changelog is against the version the table holds: only its changes.
-        const delta = keyed ? await deltaOf(o.view.store, dataset, p, held.get(p.region), o.key) : undefined;
+        const delta =
+          keyed && tx.deltas ? await deltaOf(o.view.store, dataset, p, held.get(p.region), o.key) : undefined;
         const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert);
         const shape: SinkTableShape = { dataset, key: o.key, columns: rows.columns, crs: p.entry.crs, hasZ: rows.hasZ };
         await tx.prepare(shape);
@@ -106,6 +108,7 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
         else out.rows.deleted += await tx.removePartition(g.region, g.date);
         await tx.forget(keyed, g as AppliedPartition);
       }
+      await tx.finish();
       return out;
     });
   } finally {

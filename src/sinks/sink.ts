@@ -1,8 +1,5 @@
-import type { Delta } from "./delta.js";
+import type { PartitionBatch } from "./partition-rows.js";
 import type { AppliedPartition } from "./plan.js";
-import type { ApplyCounts, PartitionMeta, RowBatches } from "./postgis-apply.js";
-
-export type { ApplyCounts, PartitionMeta, RowBatches } from "./postgis-apply.js";
 
 /** The table a dataset is applied to, as its artifacts describe it. */
 export interface SinkTableShape {
@@ -16,49 +13,119 @@ export interface SinkTableShape {
   hasZ: boolean;
 }
 
+/** Where a partition's rows came from: provenance for every row it writes, and the count its manifest records. */
+export interface PartitionMeta {
+  region: string;
+  /** The logical date: valid_from of what it carries, and retired_at of what it retires. */
+  date: string;
+  artifactKey: string;
+  sha256: string;
+  /** Rows the view records for the artifact: the loaded count must equal it. */
+  rows: number;
+}
+
+/** The partition's row groups, their data columns in SinkTableShape order. */
+export type RowBatches = AsyncIterable<PartitionBatch>;
+
+export interface ApplyCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  retired: number;
+  /** Rows of the partition's previous version removed (datasets without a key, replaced per partition). */
+  deleted: number;
+}
+
+/** What a kind of database can do, declared (the loader asks these, never a throw). */
+export interface SinkCapabilities {
+  /** Keeps `<table>_history` for keyed tables (docs/sinks.md). */
+  history: boolean;
+  /** Applies a changelog's rows alone when it is against the version the table holds (else compares every row). */
+  deltas: boolean;
+  /** Several sinks of one table at once: each waits for the other's transaction (a lock), then re-plans. */
+  concurrentWriters: boolean;
+}
+
+/** A constant a bulk load writes into every row, with the type the column holds. */
+export interface LoadConstant {
+  value: unknown;
+  type: "text" | "date";
+}
+
 /**
- * One open database (a PostgreSQL connection, a GeoPackage file): the sink kinds' one interface. Everything a
- * run changes happens inside transaction(), which holds the table against other sinks until it ends.
+ * A bulk load's rows: `before`, the data columns (shape order), the geometry, the content digest, then `after`,
+ * into the quoted `columns` of `table`.
  */
-export interface SinkSession {
+export interface BulkLoad {
+  table: string;
+  columns: string[];
+  before: LoadConstant[];
+  after: LoadConstant[];
+}
+
+/**
+ * One database's few primitives inside the loader's transaction (loader.ts owns what they are used for). SQL the
+ * loader writes uses `param(n)` for its n-th parameter (1-based), `date(x)` where a parameter is a date, and
+ * `distinct(a, b)` for a null-safe inequality.
+ */
+export interface SinkDialect {
+  /** The target table, quoted (and schema-qualified where the database has schemas). */
+  readonly table: string;
+  /** The state table, quoted. */
+  readonly state: string;
+  /** The target's own name, as the state table records it. */
+  readonly name: string;
+  /** Whether this transaction made the table (it holds nothing yet, and gets its indexes after its rows). */
+  readonly created: boolean;
+  quote(name: string, what: string): string;
+  param(n: number): string;
+  date(expr: string): string;
+  distinct(a: string, b: string): string;
+  /** Runs a statement; the rows it changed. */
+  run(sql: string, params: readonly unknown[]): Promise<number>;
+  /** Runs a query; its rows as arrays of values, in select order. */
+  rows(sql: string, params: readonly unknown[]): Promise<unknown[][]>;
+  /** The state as it is under the lock. */
+  applied(): Promise<AppliedPartition[]>;
+  /** Makes the table when missing; adds columns it lacks; refuses a column whose type changed. */
+  prepare(shape: SinkTableShape, keepHistory: boolean): Promise<void>;
+  /** Streams every row of the batches into a table in bulk (binary COPY, or prepared inserts). */
+  load(shape: SinkTableShape, into: BulkLoad, batches: RowBatches): Promise<void>;
+  /** A staging table (dropped by the transaction) with the data's columns, geometry and digest: its quoted name. */
+  createStage(shape: SinkTableShape): Promise<string>;
+  /** Indexes the stage by the key (and gathers statistics) once it is loaded. */
+  indexStage(stage: string, keys: string[]): Promise<void>;
+  /** The detail of a unique-key violation, or undefined when the error is something else. */
+  uniqueViolation(error: unknown): string | undefined;
+  /** Last, before the commit: what the table needs once its rows are in (indexes, extents). */
+  finish(): Promise<void>;
+  /** Present where `capabilities.history`: the history table written from the rows a run just changed. */
+  readonly history?: SinkHistory;
+}
+
+export interface SinkHistory {
+  /** What the run did to a region on a date: rows inserted or updated, keys retired. */
+  record(shape: SinkTableShape, region: string, date: string, run: string): Promise<void>;
+  /** A retired region's keys, the key and columns read from the history table itself. */
+  retired(region: string, date: string, run: string): Promise<void>;
+}
+
+/**
+ * One open database (a PostgreSQL connection, a GeoPackage file). Everything a run changes happens inside
+ * transaction(), which holds the table against other sinks until it ends and commits only if `work` resolves.
+ */
+export interface SinkDatabase {
   /** Where it writes, for messages: never a password. */
   readonly where: string;
   /** The partition versions the table holds (one read); empty when the table does not exist yet. */
   applied(table: string): Promise<AppliedPartition[]>;
-  /** Runs `work` in one transaction with the table locked against other sinks; commits only if it resolves. */
-  transaction<T>(table: string, work: (tx: SinkTransaction) => Promise<T>): Promise<T>;
+  transaction<T>(table: string, work: (db: SinkDialect) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
-/** What a sink does inside its transaction. */
-export interface SinkTransaction {
-  /** The run's name, written into what it changes (provenance): set before the first change. */
-  run: string;
-  /** Keyed tables: also keep the history table of every state applied (docs/sinks.md); set before the first change. */
-  keepHistory: boolean;
-  /** The state as it is under the lock (another sink may have committed since applied() was read). */
-  applied(): Promise<AppliedPartition[]>;
-  /** Makes the table when missing; adds columns the table lacks; refuses a column whose type changed. */
-  prepare(shape: SinkTableShape): Promise<void>;
-  /**
-   * A keyed partition upserted (unchanged rows untouched, absent keys retired), or an unkeyed one replaced. With a
-   * delta, `batches` holds only its changed rows and only its removed keys are retired.
-   */
-  apply(shape: SinkTableShape, p: PartitionMeta, batches: RowBatches, delta?: Delta): Promise<ApplyCounts>;
-  /** Keyed: every live row of a region the view no longer has, retired as of `date`. */
-  retireRegion(region: string, date: string): Promise<number>;
-  /** Without a key: a partition the view no longer has, its rows deleted. */
-  removePartition(region: string, date: string): Promise<number>;
-  /** The state table: keyed tables keep one row per region (the date applied), others one per partition. */
-  record(dataset: string, keyed: boolean, applied: AppliedPartition): Promise<void>;
-  /** Drops a region's (keyed) or a partition's state rows. */
-  forget(keyed: boolean, gone: AppliedPartition): Promise<void>;
-  /** Last, before the commit: what the table needs once its rows are in (indexes built, extents updated). */
-  finish(): Promise<void>;
-}
-
-/** A kind of sink: which `--to` it takes, and how to open one. */
+/** A kind of sink: which `--to` it takes, what it can do, and how to open one. */
 export interface SinkKind {
   name: string;
-  open(to: string): Promise<SinkSession>;
+  capabilities: SinkCapabilities;
+  open(to: string): Promise<SinkDatabase>;
 }

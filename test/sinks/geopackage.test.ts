@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gpkgGeometry } from "../../src/sinks/gpkg-geometry.js";
+import { gpkgGeometry } from "../../src/sinks/geopackage/geometry.js";
 import { sinkDataset } from "../../src/sinks/run-sink.js";
 import type { FsStore } from "../../src/store/fs.js";
 import { openDataset } from "../../src/views/reader.js";

@@ -15,9 +15,12 @@ import { manifestKey } from "../../src/manifest/layout.js";
 import type { ManifestEntry } from "../../src/manifest/types.js";
 import { refreshPartition } from "../../src/protocol/refresh.js";
 import { partitionBatch } from "../../src/sinks/partition-rows.js";
-import { applyKeyedPartition } from "../../src/sinks/postgis-apply.js";
-import { sridOf, tableStatements } from "../../src/sinks/postgis-table.js";
-import { copyTypeOf, quoteIdent } from "../../src/sinks/sql-names.js";
+import { Loader } from "../../src/sinks/loader.js";
+import { postgisSink } from "../../src/sinks/postgis/database.js";
+import { PostgisDialect } from "../../src/sinks/postgis/dialect.js";
+import { STATE_TABLE } from "../../src/sinks/sink-table.js";
+import { tableStatements } from "../../src/sinks/postgis/table.js";
+import { quoteIdent } from "../../src/sinks/sql-names.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { parcels, parcelsTask, writeFeed } from "../helpers/parcels-task.js";
 
@@ -69,15 +72,16 @@ describe("an artifact's rows in PostGIS", () => {
     }))
       await client.query(sql);
     await client.query("BEGIN");
-    const counts = await applyKeyedPartition(
-      client,
-      {
-        table: `${quoteIdent(schema)}.parcels`,
-        srid: sridOf(entry.crs),
-        key: ["parcel_id"],
-        columns: data.map((name) => ({ name, copy: copyTypeOf(type(name), name) })),
-        run: "run-1",
-      },
+    const db = new PostgisDialect(client, schema, "parcels", `${quoteIdent(schema)}.${STATE_TABLE}`);
+    const shape = {
+      dataset: "parcels",
+      key: ["parcel_id"],
+      columns: data.map((name) => ({ name, type: type(name) })),
+      crs: entry.crs,
+      hasZ: false,
+    };
+    const counts = await new Loader(db, postgisSink.capabilities, "run-1", false).apply(
+      shape,
       { region: "weld", date: partition.date, artifactKey: entry.artifact, sha256: entry.sha256, rows: rows.length },
       (async function* () {
         yield batch;

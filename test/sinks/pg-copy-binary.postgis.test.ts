@@ -7,8 +7,8 @@ import { Readable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { BinaryCopyWriter, withSrid } from "../../src/sinks/pg-copy-binary.js";
-import type { CopyType } from "../../src/sinks/pg-copy-binary.js";
+import { BinaryCopyWriter, withSrid } from "../../src/sinks/postgis/copy-binary.js";
+import type { CopyType } from "../../src/sinks/postgis/copy-binary.js";
 
 const TYPES: CopyType[] = ["text", "int2", "int4", "int8", "float4", "float8", "bool", "bytea", "date", "geometry"];
 

@@ -7,9 +7,12 @@ import { Binary, Table, Utf8, vectorFromArray } from "apache-arrow";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { partitionBatch } from "../../src/sinks/partition-rows.js";
-import { applyKeyedPartition } from "../../src/sinks/postgis-apply.js";
-import type { ApplyTarget, PartitionMeta } from "../../src/sinks/postgis-apply.js";
-import { tableStatements } from "../../src/sinks/postgis-table.js";
+import { Loader } from "../../src/sinks/loader.js";
+import { postgisSink } from "../../src/sinks/postgis/database.js";
+import { PostgisDialect } from "../../src/sinks/postgis/dialect.js";
+import { STATE_TABLE } from "../../src/sinks/sink-table.js";
+import type { PartitionMeta, SinkTableShape } from "../../src/sinks/sink.js";
+import { tableStatements } from "../../src/sinks/postgis/table.js";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
 
 function point(x: number, y: number): Uint8Array {
@@ -42,16 +45,24 @@ function tableOf(parcels: Parcel[]): Table {
 describe("applying a keyed partition to PostGIS", () => {
   let client: pg.Client;
   const schema = `apply_${process.pid}`;
-  const target = (run: string): ApplyTarget => ({
-    table: `${quoteIdent(schema)}.${quoteIdent("parcels")}`,
-    srid: 4326,
+  const shape: SinkTableShape = {
+    dataset: "parcels",
     key: ["parcel_id"],
     columns: [
-      { name: "parcel_id", copy: "text" },
-      { name: "zoning", copy: "text" },
+      { name: "parcel_id", type: "Utf8" },
+      { name: "zoning", type: "Utf8" },
     ],
-    run,
-  });
+    crs: "OGC:CRS84",
+    hasZ: false,
+  };
+  // The loader over the PostGIS dialect, on this test's own connection and transaction.
+  const loader = (run: string) =>
+    new Loader(
+      new PostgisDialect(client, schema, "parcels", `${quoteIdent(schema)}.${STATE_TABLE}`),
+      postgisSink.capabilities,
+      run,
+      false,
+    );
   const partition = (date: string, parcels: Parcel[], region = "weld"): { meta: PartitionMeta; rows: Table } => ({
     meta: {
       region,
@@ -70,7 +81,7 @@ describe("applying a keyed partition to PostGIS", () => {
   const apply = async (run: string, p: { meta: PartitionMeta; rows: Table }) => {
     await client.query("BEGIN");
     try {
-      const counts = await applyKeyedPartition(client, target(run), p.meta, batches(p.rows));
+      const counts = await loader(run).apply(shape, p.meta, batches(p.rows));
       await client.query("COMMIT");
       return counts;
     } catch (error) {

@@ -4,9 +4,11 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { sridOf, tableStatements } from "../../src/sinks/postgis-table.js";
-import type { SinkTableSpec } from "../../src/sinks/postgis-table.js";
-import { quoteIdent, SinkSchemaError, sqlTypeOf, tableNameFor } from "../../src/sinks/sql-names.js";
+import { sridOf } from "../../src/sinks/sink-table.js";
+import { tableStatements } from "../../src/sinks/postgis/table.js";
+import type { SinkTableSpec } from "../../src/sinks/postgis/table.js";
+import { sqlTypeOf } from "../../src/sinks/postgis/types.js";
+import { quoteIdent, SinkSchemaError, tableNameFor } from "../../src/sinks/sql-names.js";
 
 const spec = (over: Partial<SinkTableSpec> = {}): SinkTableSpec => ({
   schema: `sink test ${process.pid}`,

@@ -1,6 +1,6 @@
 /** A table made for an earlier version of a dataset: a new column is added; a changed type or key is refused. */
 import { describe, expect, it } from "vitest";
-import { sqlTypeOf } from "../../src/sinks/sql-names.js";
+import { sqlTypeOf } from "../../src/sinks/postgis/types.js";
 import { columnsToAdd } from "../../src/sinks/table-columns.js";
 
 const shape = (columns: [string, string][]) => ({

@@ -1,7 +1,8 @@
 import type pg from "pg";
-import type { SinkTableSpec } from "./postgis-table.js";
-import { sridOf } from "./postgis-table.js";
-import { quoteIdent, sqlTypeOf } from "./sql-names.js";
+import { sridOf } from "../sink-table.js";
+import { quoteIdent } from "../sql-names.js";
+import type { SinkTableSpec } from "./table.js";
+import { sqlTypeOf } from "./types.js";
 
 /**
  * The optional history of a keyed table (config `"sink": { "history": true }`; docs/sinks.md): one row per

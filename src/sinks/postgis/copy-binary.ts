@@ -1,4 +1,4 @@
-import { GrowableBytes } from "../growable.js";
+import { GrowableBytes } from "../../growable.js";
 
 /**
  * PostgreSQL's binary COPY format (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format") for the few

@@ -1,7 +1,7 @@
 import { DataType } from "apache-arrow";
 import type { Data, RecordBatch } from "apache-arrow";
-import type { PartitionBatch } from "./partition-rows.js";
-import type { BinaryCopyWriter, CopyType } from "./pg-copy-binary.js";
+import type { PartitionBatch } from "../partition-rows.js";
+import type { BinaryCopyWriter, CopyType } from "./copy-binary.js";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Where a 64-bit value's high and low 32-bit words sit in a Uint32Array view of it. */

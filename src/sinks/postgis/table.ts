@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
-import { quoteIdent, SinkSchemaError, sqlTypeOf } from "./sql-names.js";
+import { SinkSchemaError } from "../errors.js";
+import { SINK_COLUMNS, sridOf, STATE_TABLE } from "../sink-table.js";
+import { quoteIdent } from "../sql-names.js";
+import { sqlTypeOf } from "./types.js";
 
 /** What a dataset's table in PostGIS holds, from its manifests: docs/sinks.md. */
 export interface SinkTableSpec {
@@ -13,30 +16,6 @@ export interface SinkTableSpec {
   crs: string;
   /** Whether any geometry has Z. */
   hasZ: boolean;
-}
-
-/** The columns every sink table has beside the data's: an attribute may not take their names. */
-export const SINK_COLUMNS = [
-  "region",
-  "geom",
-  "valid_from",
-  "content_digest",
-  "artifact_key",
-  "artifact_sha256",
-  "sink_run",
-  "retired_at",
-  "retired_by",
-] as const;
-
-/** The table recording which partition version (sha256) each sink table has applied for each (region, logical date). */
-export const STATE_TABLE = "georefresh_sink_state";
-
-/** The SRID of a storage CRS: OGC:CRS84 is stored lon/lat, as PostGIS's 4326 is. */
-export function sridOf(crs: string): number {
-  if (crs === "OGC:CRS84" || crs === "OGC:CRS84h") return 4326;
-  const m = /^EPSG:(\d+)$/.exec(crs);
-  if (!m) throw new SinkSchemaError(`the storage CRS ${crs} has no EPSG code: PostGIS needs an SRID`);
-  return Number(m[1]);
 }
 
 /** The state table (one per schema, shared by the sink tables in it), made when missing. */

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { quoteName } from "./sql-names.js";
+import { quoteName } from "../sql-names.js";
 
 /**
  * A packed R-tree written straight into SQLite's R-tree shadow tables (sqlite/ext/rtree: `<name>_node`,

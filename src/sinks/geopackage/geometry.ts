@@ -1,5 +1,5 @@
-import { scanWkb } from "../geo/wkb-scan.js";
-import type { WkbVisitor } from "../geo/wkb-scan.js";
+import { scanWkb } from "../../geo/wkb-scan.js";
+import type { WkbVisitor } from "../../geo/wkb-scan.js";
 
 /**
  * GeoPackage binary geometry (OGC GeoPackage 1.3, clause 2.1.3): the "GP" header with version, flags, SRS id and

@@ -3,7 +3,7 @@
  * 2.1, annex C), the spatial reference systems the sink writes, and the R-tree extension (annex F.3).
  */
 
-import { quoteName } from "./sql-names.js";
+import { quoteName } from "../sql-names.js";
 
 /** "GPKG" (clause 1.1.1.1.1), and 1.3.0 as user_version 10300. */
 export const GPKG_APPLICATION_ID = 0x47504b47;
