@@ -1,7 +1,7 @@
 /**
  * The GeoPackage sink, judged by GDAL (Debian's gdal-bin and python3-gdal, installed by scripts/test-deps.sh):
  * validate_gpkg.py passes, ogrinfo reads the count, the SRS and a bbox query through the R-tree; twice is identical
- * row by row; a change rewrites exactly the changed rows; two sinks at once apply once.
+ * row by row; a change rewrites exactly the changed rows (the conformance suite, conformance.ts, holds the rest).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -184,15 +184,4 @@ describe("sink to a GeoPackage", () => {
     const wkbOf = (blob: Buffer) => blob.subarray(8 + (((blob[3] as number) >> 1) & 7 ? 32 : 0));
     for (const { geom } of blobs) expect(gpkgGeometry(wkbOf(geom), 4326).toString("hex")).toBe(geom.toString("hex"));
   });
-
-  it("two sinks of one GeoPackage at once: one applies, the other waits and finds the work done", async () => {
-    const file = join(dir, "two.gpkg");
-    const args = ["sink", "parcels", "--config", config, "--to", file, "--json"];
-    const [a, b] = await Promise.all([runCli(args), runCli(args)]);
-    expect([a.code, b.code], `${a.stderr}${b.stderr}`).toEqual([0, 0]);
-    const applied = [a, b].map((r) => (JSON.parse(r.stdout) as { partitions: { applied: number } }).partitions.applied);
-    expect(applied.sort()).toEqual([0, 2]);
-    expect(rowsOf(file)).toHaveLength(2 * N + 2); // weld at D3 (N - 2 + 3 + 1 parcels), larimer at D1 (N)
-    execFileSync("/usr/bin/python3", [VALIDATE, file]);
-  }, 60_000);
 });

@@ -1,8 +1,7 @@
 /**
- * `sinkDataset` on the real server (scripts/postgres.sh) over promoted partitions: twice gives the same whole table
- * (every column and xmin); a change in one partition rewrites exactly the changed rows; retired keys get the
- * logical date and come back un-retired; a partial payload retires nothing; a dataset without a key is replaced
- * per partition; geometry arrives with its SRID, valid, byte for byte the artifact's WKB.
+ * `sinkDataset` on the real server (scripts/postgres.sh), what only PostGIS does: geometry arrives with its SRID,
+ * valid, byte for byte the artifact's WKB; the history table; Z. What every sink does is the conformance suite's
+ * (conformance.ts, run by postgis.conformance.postgis.test.ts).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,11 +17,11 @@ import { MemoryStore } from "../../src/store/memory.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { defineTask } from "../../src/task/task.js";
 import type { TaskDefinition } from "../../src/task/task.js";
-import { DatasetView, openDataset } from "../../src/views/reader.js";
+import { openDataset } from "../../src/views/reader.js";
 import { dateTwo, parcels, parcelsTask, writeFeed } from "../helpers/parcels-task.js";
 import type { Parcel } from "../helpers/parcels-task.js";
 
-const [D1, D2, D3] = ["2026-03-01", "2026-03-02", "2026-03-03"];
+const [D1, D2] = ["2026-03-01", "2026-03-02"];
 const url = () => inject("postgres") as string;
 let stores = 0;
 
@@ -59,70 +58,11 @@ describe("sink to PostGIS", () => {
       )
     ).rows as Record<string, string | null>[];
 
-  it("applies a keyed dataset row by row: twice is identical, a change touches exactly the changed rows", async () => {
+  it("writes each geometry with its SRID, valid, byte for byte the artifact's WKB", async () => {
     const store = new MemoryStore(`sink-${process.pid}-${stores++}`);
-    const task = parcelsTask(dir, { name: "sink-parcels" });
-    for (const region of ["weld", "larimer"]) await promote(store, task, region, D1, parcels(60));
-
-    const first = await sink(store, task.name, ["parcel_id"], "parcels");
-    expect(first.partitions).toEqual({ applied: 2, unchanged: 0, gone: 0 });
-    expect(first.rows).toEqual({ inserted: 120, updated: 0, unchanged: 0, retired: 0, deleted: 0 });
-    const a = await rowsOf("parcels");
-    expect(a).toHaveLength(120);
-
-    // Again: the state table says both partitions are applied; nothing is read or written, xmin included.
-    const again = await sink(store, task.name, ["parcel_id"], "parcels");
-    expect(again.partitions).toEqual({ applied: 0, unchanged: 2, gone: 0 });
-    expect(await rowsOf("parcels")).toEqual(a);
-
-    // Weld's next date: 3 added, 2 removed, 4 moved, 5 edited (P-0010 both): 13 rows change, 107 stay as they were.
-    await promote(store, task, "weld", D2, dateTwo(parcels(60)));
-    const second = await sink(store, task.name, ["parcel_id"], "parcels");
-    expect(second.partitions).toEqual({ applied: 1, unchanged: 1, gone: 0 });
-    // Unchanged: weld's 50 rows not rewritten, and larimer's 60 (its partition not even read).
-    expect(second.rows).toEqual({ inserted: 3, updated: 8, unchanged: 50 + 60, retired: 2, deleted: 0 });
-    const b = await rowsOf("parcels");
-    const before = new Map(a.map((r) => [`${r.region}/${r.parcel_id}`, r]));
-    const moved = b.filter((r) => before.get(`${r.region}/${r.parcel_id}`)?.xmin !== r.xmin);
-    expect(moved).toHaveLength(13);
-    expect(moved.every((r) => r.region === "weld")).toBe(true);
-    for (const r of b.filter((r) => !moved.includes(r))) expect(r).toEqual(before.get(`${r.region}/${r.parcel_id}`));
-    const weld = new Map(b.filter((r) => r.region === "weld").map((r) => [r.parcel_id, r]));
-    expect(weld.get("P-0001")).toMatchObject({ retired_at: D2, retired_by: second.run, valid_from: D1 });
-    expect(weld.get("P-0020")).toMatchObject({ zoning: "MU", valid_from: D2, sink_run: second.run });
-    expect(weld.get("P-0030")).toMatchObject({ valid_from: D1, sink_run: first.run }); // provenance kept
-
-    // Date 3 brings P-0001 back as it was: un-retired, with date 3's provenance.
-    await promote(store, task, "weld", D3, [...dateTwo(parcels(60)), parcels(60)[1] as Parcel]);
-    const third = await sink(store, task.name, ["parcel_id"], "parcels");
-    expect(third.rows).toMatchObject({ inserted: 0, updated: 1, retired: 0 });
-    const c = new Map((await rowsOf("parcels")).map((r) => [`${r.region}/${r.parcel_id}`, r]));
-    expect(c.get("weld/P-0001")).toMatchObject({ retired_at: null, retired_by: null, valid_from: D3 });
-
-    // Those re-runs applied each changelog (the table held the version it was computed against). The same two
-    // dates through the whole comparison (the changelog removed from the store) give the same table.
-    const at = async (date: string) => {
-      const v = await openDataset(store, task.name).current();
-      return new DatasetView(
-        v.store,
-        v.dataset,
-        "current",
-        v.partitions.filter((p) => p.date <= date),
-      );
-    };
-    await sinkDataset({ view: await at(D1), key: ["parcel_id"], to: to(), table: "parcels_delta" });
-    await sinkDataset({ view: await at(D2), key: ["parcel_id"], to: to(), table: "parcels_delta" });
-    await sinkDataset({ view: await at(D1), key: ["parcel_id"], to: to(), table: "parcels_full" });
-    const d2 = (await openDataset(store, task.name).manifest("weld", { date: D2 })).current;
-    await store.delete(d2?.changes?.changelog as string);
-    const full = await sinkDataset({ view: await at(D2), key: ["parcel_id"], to: to(), table: "parcels_full" });
-    expect(full.rows).toEqual(second.rows);
-    expect(second.applied.map((a) => a.delta)).toEqual([true]);
-    expect(full.applied.map((a) => a.delta)).toEqual([false]);
-    const same = (rows: Record<string, string | null>[]) => rows.map(({ xmin, sink_run, retired_by, ...r }) => r);
-    expect(same(await rowsOf("parcels_full"))).toEqual(same(await rowsOf("parcels_delta")));
-
-    // Geometry: SRID 4326, valid, and exactly the artifact's WKB.
+    const task = parcelsTask(dir, { name: "sink-geometry" });
+    await promote(store, task, "larimer", D1, parcels(60));
+    await sink(store, task.name, ["parcel_id"], "parcels");
     const check = (
       await client.query(
         `SELECT count(*) FILTER (WHERE NOT ST_IsValid(geom))::int AS invalid, array_agg(DISTINCT ST_SRID(geom)) AS srids
@@ -130,48 +70,15 @@ describe("sink to PostGIS", () => {
       )
     ).rows[0];
     expect(check).toEqual({ invalid: 0, srids: [4326] });
+    const c = new Map((await rowsOf("parcels")).map((r) => [`${r.region}/${r.parcel_id}`, r]));
     const { table } = await openDataset(store, task.name).read("larimer", { date: D1 });
     const wkb = binaryColumn(table.getChild("geometry") as never, "geometry");
     const ids = table.getChild("parcel_id");
+    expect(table.numRows).toBe(60);
     for (let i = 0; i < table.numRows; i++)
       expect(c.get(`larimer/${ids?.get(i)}`)?.geom).toBe(
         Buffer.from(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1])).toString("hex"),
       );
-  });
-
-  it("retires nothing for a partial payload's absent keys, and retires a region gone from the view", async () => {
-    const store = new MemoryStore(`sink-${process.pid}-${stores++}`);
-    const task = parcelsTask(dir, { name: "sink-partial", payload: "partial" });
-    await promote(store, task, "weld", D1, parcels(20));
-    await promote(store, task, "larimer", D1, parcels(5));
-    await sink(store, task.name, ["parcel_id"], "partial");
-    // A delta naming two keys: one edited, one deleted; the 18 others are absent from it, and stay.
-    const base = parcels(20);
-    await promote(store, task, "weld", D2, [
-      { ...(base[3] as Parcel), zoning: "MU" },
-      { ...(base[4] as Parcel), deleted: true },
-    ]);
-    const r = await sink(store, task.name, ["parcel_id"], "partial");
-    expect(r.rows).toEqual({ inserted: 0, updated: 1, unchanged: 18 + 5, retired: 1, deleted: 0 }); // + larimer's 5
-    const rows = await rowsOf("partial");
-    expect(rows.filter((x) => x.region === "weld" && x.retired_at !== null).map((x) => x.parcel_id)).toEqual([
-      "P-0004",
-    ]);
-
-    // Larimer retired from the dataset (no longer in the view): its rows are retired, not deleted.
-    const view = await openDataset(store, task.name).current();
-    const without = new (view.constructor as typeof import("../../src/views/reader.js").DatasetView)(
-      view.store,
-      view.dataset,
-      "current",
-      view.partitions.filter((p) => p.region !== "larimer"),
-    );
-    const gone = await sinkDataset({ view: without, key: ["parcel_id"], to: to(), table: "partial" });
-    expect(gone.partitions).toEqual({ applied: 0, unchanged: 1, gone: 1 });
-    expect(gone.rows.retired).toBe(5);
-    const after = await rowsOf("partial");
-    expect(after.filter((x) => x.region === "larimer").every((x) => x.retired_at === D2)).toBe(true);
-    expect(after).toHaveLength(25);
   });
 
   it("keeps a history table when asked: every state applied, so a parcel on any applied date is one query", async () => {
@@ -220,26 +127,6 @@ describe("sink to PostGIS", () => {
     await expect(
       sinkDataset({ view: await openDataset(store, task.name).current(), key: ["parcel_id"], to: gpkg, history: true }),
     ).rejects.toThrow(/history table is kept in PostGIS only for now/);
-  });
-
-  it("replaces a dataset without a key per partition, leaving the others' rows untouched", async () => {
-    const store = new MemoryStore(`sink-${process.pid}-${stores++}`);
-    const task = parcelsTask(dir, { name: "sink-unkeyed", key: undefined });
-    await promote(store, task, "weld", D1, parcels(30));
-    await promote(store, task, "weld", D2, parcels(30));
-    await promote(store, task, "larimer", D1, parcels(10));
-    const first = await sink(store, task.name, [], "unkeyed");
-    expect(first.partitions.applied).toBe(3);
-    expect(first.rows.inserted).toBe(70);
-    const a = await rowsOf("unkeyed");
-    await promote(store, task, "weld", D2, dateTwo(parcels(30)));
-    const second = await sink(store, task.name, [], "unkeyed");
-    expect(second.partitions).toEqual({ applied: 1, unchanged: 2, gone: 0 });
-    expect(second.rows).toMatchObject({ inserted: 31, deleted: 30 }); // 30 - 2 removed + 3 added
-    const b = await rowsOf("unkeyed");
-    const untouched = (rows: typeof a) => rows.filter((r) => !(r.region === "weld" && r.valid_from === D2));
-    expect(untouched(b)).toEqual(untouched(a));
-    expect(b.filter((r) => r.region === "weld" && r.valid_from === D2)).toHaveLength(31);
   });
 });
 
