@@ -9,7 +9,7 @@
  * gdal-bin. `--points 200000 --polygons 50000` for a quick look.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -181,6 +181,26 @@ async function rawCopyOfSinkRows(
   return performance.now() - t;
 }
 
+/** Runs a sink with its stage times (GEOREFRESH_STAGE_TIMES) recorded: its wall time and the stages, summed. */
+async function withStages<T>(dir: string, work: () => Promise<T>): Promise<{ value: T; ms: number; stages: string }> {
+  const file = join(dir, `stages-${stageRuns++}.jsonl`);
+  process.env.GEOREFRESH_STAGE_TIMES = file;
+  const t = performance.now();
+  try {
+    const value = await work();
+    const ms = performance.now() - t;
+    const sums = new Map<string, number>();
+    for (const line of (existsSync(file) ? readFileSync(file, "utf8") : "").split("\n").filter(Boolean)) {
+      const { stage, ms: took } = JSON.parse(line) as { stage: string; ms: number };
+      sums.set(stage, (sums.get(stage) ?? 0) + took);
+    }
+    return { value, ms, stages: [...sums].map(([k, v]) => `${k.replace(/^sink: /, "")} ${s(v)}`).join(" · ") };
+  } finally {
+    delete process.env.GEOREFRESH_STAGE_TIMES;
+  }
+}
+let stageRuns = 0;
+
 const rate = (rows: number, ms: number) => `${Math.round(rows / (ms / 1000)).toLocaleString("en-US")} rows/s`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
@@ -211,17 +231,19 @@ async function bench(kind: "point" | "polygon", total: number, url: string, dir:
   await client.query(`CREATE SCHEMA ${schema}`);
   const to = `${url}?schema=${schema}`;
   const at = (parts: readonly ViewPartition[]) => new DatasetView(store, dataset, "bench", parts);
-  t = performance.now();
-  const first = await sinkDataset({ view: at(one.parts), key: ["parcel_id"], to, table: "sink" });
-  const sinkMs = performance.now() - t;
+  const firstRun = await withStages(dir, () =>
+    sinkDataset({ view: at(one.parts), key: ["parcel_id"], to, table: "sink" }),
+  );
+  const [first, sinkMs] = [firstRun.value, firstRun.ms];
   if (first.rows.inserted !== total) throw new Error(`sink inserted ${first.rows.inserted}, not ${total}`);
   const copyMs = await rawCopy(client, schema, one.tables);
   const likeMs = await rawCopyOfSinkRows(client, schema, store, one.parts);
 
   const gpkg = join(dir, `${kind}s.gpkg`);
-  t = performance.now();
-  await sinkDataset({ view: at(one.parts), key: ["parcel_id"], to: gpkg, table: "sink" });
-  const gpkgMs = performance.now() - t;
+  const gpkgRun = await withStages(dir, () =>
+    sinkDataset({ view: at(one.parts), key: ["parcel_id"], to: gpkg, table: "sink" }),
+  );
+  const gpkgMs = gpkgRun.ms;
 
   const u = new URL(url);
   t = performance.now();
@@ -239,15 +261,17 @@ async function bench(kind: "point" | "polygon", total: number, url: string, dir:
   const noop = await sinkDataset({ view: at(one.parts), key: ["parcel_id"], to, table: "sink" });
   const noopMs = performance.now() - t;
   if (noop.partitions.applied !== 0) throw new Error("the no-op sink applied something");
-  t = performance.now();
-  const changed = await sinkDataset({ view: at(two.parts), key: ["parcel_id"], to, table: "sink" });
-  const changedMs = performance.now() - t;
+  const changedRun = await withStages(dir, () =>
+    sinkDataset({ view: at(two.parts), key: ["parcel_id"], to, table: "sink" }),
+  );
+  const [changed, changedMs] = [changedRun.value, changedRun.ms];
   t = performance.now();
   await sinkDataset({ view: at(one.parts), key: ["parcel_id"], to: gpkg, table: "sink" });
   const gpkgNoopMs = performance.now() - t;
-  t = performance.now();
-  const gpkgChanged = await sinkDataset({ view: at(two.parts), key: ["parcel_id"], to: gpkg, table: "sink" });
-  const gpkgChangedMs = performance.now() - t;
+  const gpkgChangedRun = await withStages(dir, () =>
+    sinkDataset({ view: at(two.parts), key: ["parcel_id"], to: gpkg, table: "sink" }),
+  );
+  const [gpkgChanged, gpkgChangedMs] = [gpkgChangedRun.value, gpkgChangedRun.ms];
   await client.query(`DROP SCHEMA ${schema} CASCADE`);
   await client.end();
 
@@ -256,14 +280,18 @@ async function bench(kind: "point" | "polygon", total: number, url: string, dir:
   console.log(
     [
       `  PostGIS first load   ${s(sinkMs)}  ${rate(total, sinkMs)}`,
+      `    stages: ${firstRun.stages}`,
       `    raw binary COPY, 5-column bare table      ${s(copyMs)}  ${rate(total, copyMs)}   sink/raw ${ratio(copyMs, sinkMs)} (target ≥ 0.5×)`,
       `    raw binary COPY of the sink's rows (its columns, provenance included; read and digested beforehand) into a bare copy of its table: ${s(likeMs)}  ${rate(total, likeMs)}   sink/raw ${ratio(likeMs, sinkMs)}`,
       `    ogr2ogr from GPKG  ${s(ogrMs)}  ${rate(total, ogrMs)}   sink/ogr2ogr ${ratio(ogrMs, sinkMs)} (target ≥ 2×)`,
       `  PostGIS no-op re-run ${s(noopMs)}  ${((100 * noopMs) / sinkMs).toFixed(1)} % of the first load (target ≤ 2 %)`,
       `  PostGIS 1 % changed  ${s(changedMs)}  ${((100 * changedMs) / sinkMs).toFixed(1)} % of the first load (target ≤ 10 %): ${c.inserted} inserted, ${c.updated} updated, ${c.unchanged} unchanged, ${c.retired} retired`,
+      `    stages: ${changedRun.stages}`,
       `  GeoPackage first load ${s(gpkgMs)}  ${rate(total, gpkgMs).replace("rows", "features")} (target ≥ 100,000; Kart's checkout ~8,500)`,
+      `    stages: ${gpkgRun.stages}`,
       `    ogr2ogr GPKG→GPKG  ${s(ogrGpkgMs)}  ${rate(total, ogrGpkgMs).replace("rows", "features")}   sink/ogr2ogr ${ratio(ogrGpkgMs, gpkgMs)} (target ≥ 1×)`,
       `  GeoPackage no-op    ${s(gpkgNoopMs)}  ${((100 * gpkgNoopMs) / gpkgMs).toFixed(1)} %; 1 % changed ${s(gpkgChangedMs)}  ${((100 * gpkgChangedMs) / gpkgMs).toFixed(1)} % (${gpkgChanged.rows.updated} updated)`,
+      `    stages of the 1 % change: ${gpkgChangedRun.stages}`,
     ].join("\n"),
   );
 }

@@ -6,8 +6,6 @@ import { performance } from "node:perf_hooks";
  * timed stage appends one JSON line ({"stage", "ms", "partition"}) to that file, from whichever thread or process
  * runs it. Off (and free) otherwise; never in an artifact or a key.
  */
-const target = process.env.GEOREFRESH_STAGE_TIMES;
-
 /** A partition as the lines name it: "<dataset> <region> <date>". */
 interface Named {
   dataset: string;
@@ -16,6 +14,8 @@ interface Named {
 }
 
 export async function timed<T>(stage: string, p: Named, work: () => Promise<T>): Promise<T> {
+  // Read per call: a benchmark in one process may point it at a file per run.
+  const target = process.env.GEOREFRESH_STAGE_TIMES;
   if (!target) return work();
   const t0 = performance.now();
   try {

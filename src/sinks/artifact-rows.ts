@@ -78,14 +78,51 @@ export async function openArtifactRows(
   return { columns, hasZ, batches };
 }
 
+/** 32-bit FNV-1a of bytes [from, to). */
+function fnv1a(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), 0x01000193);
+  return h >>> 0;
+}
+
+/** Each key's FNV-1a of its UTF-8 bytes, once per delta (a row group asks for them again). */
+const hashesOf = new WeakMap<ReadonlySet<string>, Set<number>>();
+function keyHashes(keep: ReadonlySet<string>): Set<number> {
+  let hashes = hashesOf.get(keep);
+  if (!hashes) {
+    const utf8 = new TextEncoder();
+    hashes = new Set<number>();
+    for (const k of keep) {
+      const bytes = utf8.encode(k);
+      hashes.add(fnv1a(bytes, 0, bytes.length));
+    }
+    hashesOf.set(keep, hashes);
+  }
+  return hashes;
+}
+
 /** The rows of a row group whose key is in `keep`, in file order. */
 function kept(table: Table, key: string[], keep: ReadonlySet<string>): Table {
   const columns = key.map((k) => table.getChild(k) as { get(i: number): unknown });
   const rows: number[] = [];
-  const only = columns.length === 1 ? columns[0] : undefined;
-  // One text column (the usual key): its value is its keyText; no array per row.
-  if (only && DataType.isUtf8(table.getChild(key[0] as string)?.type)) {
-    for (let i = 0; i < table.numRows; i++) if (keep.has(only.get(i) as string)) rows.push(i);
+  const only = columns.length === 1 ? table.getChild(key[0] as string) : undefined;
+  if (only && DataType.isUtf8(only.type)) {
+    // One text column (the usual key), its value its keyText: the key's bytes are hashed where they lie, and only a
+    // row whose hash a kept key has is decoded to a string and looked up (a delta keeps a few rows in a hundred).
+    const hashes = keyHashes(keep);
+    let row = 0;
+    for (const d of only.data) {
+      const bytes = d.values as Uint8Array;
+      const offsets = d.valueOffsets as Int32Array;
+      for (let i = 0; i < d.length; i++, row++) {
+        if (d.nullCount > 0 && !d.getValid(i)) continue; // a null key is never kept (its keyText is no row's)
+        if (
+          hashes.has(fnv1a(bytes, offsets[i] as number, offsets[i + 1] as number)) &&
+          keep.has(only.get(row) as string)
+        )
+          rows.push(row);
+      }
+    }
   } else for (let i = 0; i < table.numRows; i++) if (keep.has(keyText(columns.map((c) => c.get(i))))) rows.push(i);
   const order = Uint32Array.from(rows);
   const plan = ascendingPlan(order);

@@ -2,6 +2,7 @@ import type { Delta } from "./delta.js";
 import { SinkRefusedError, SinkSchemaError } from "./errors.js";
 import type { PartitionBatch } from "./partition-rows.js";
 import type { AppliedPartition } from "./plan.js";
+import { timed } from "../stage-times.js";
 import { PROVENANCE } from "./sink-table.js";
 import type {
   ApplyCounts,
@@ -37,6 +38,8 @@ export class Loader {
     private readonly run: string,
     /** Keyed tables: also keep the history table of every state applied. */
     private readonly keepHistory: boolean,
+    /** For the stage times (GEOREFRESH_STAGE_TIMES). */
+    private readonly dataset = "",
   ) {}
 
   applied(): Promise<AppliedPartition[]> {
@@ -89,15 +92,33 @@ export class Loader {
     const staged = await this.counted(p, (rows) =>
       db.load(shape, { table: stage, columns: [...names, "geom", "content_digest"], before: [], after: [] }, rows),
     )(batches);
-    await db.indexStage(stage, keys);
-    const dup = await db.rows(
-      `SELECT ${keys.join(", ")} FROM ${stage} GROUP BY ${keys.join(", ")} HAVING count(*) > 1 LIMIT 3`,
-      [],
-    );
+    const dup = await timed("sink: stage indexed, duplicates checked", { dataset: this.dataset, ...p }, async () => {
+      await db.indexStage(stage, keys);
+      return db.rows(
+        `SELECT ${keys.join(", ")} FROM ${stage} GROUP BY ${keys.join(", ")} HAVING count(*) > 1 LIMIT 3`,
+        [],
+      );
+    });
     if (dup.length)
       throw new SinkRefusedError(
         `${p.region} ${p.date}: duplicate keys in the partition (${dup.map((k) => JSON.stringify(k)).join(", ")}); nothing was applied`,
       );
+    return timed("sink: update, insert, retire", { dataset: this.dataset, ...p }, () =>
+      this.merge(shape, p, stage, staged, delta),
+    );
+  }
+
+  /** The stage into the table: the digest-guarded update, the new keys, the retirements. */
+  private async merge(
+    shape: SinkTableShape,
+    p: PartitionMeta,
+    stage: string,
+    staged: number,
+    delta?: Delta,
+  ): Promise<ApplyCounts> {
+    const db = this.db;
+    const names = shape.columns.map((c) => db.quote(c.name, "column"));
+    const keys = shape.key.map((k) => db.quote(k, "key column"));
     const match = keys.map((k) => `t.${k} = s.${k}`).join(" AND ");
     const set = [...names.filter((n) => !keys.includes(n)), "geom", "content_digest"]
       .map((n) => `${n} = s.${n}`)
@@ -196,7 +217,7 @@ export class Loader {
           yield batch;
         }
       }
-      await load(counting());
+      await timed("sink: read, digest, bulk load", { dataset: this.dataset, ...p }, () => load(counting()));
       if (sent !== p.rows)
         throw new SinkRefusedError(
           `${p.region} ${p.date}: ${sent} rows read from ${p.artifactKey}, but its manifest records ${p.rows}; nothing was applied`,
@@ -275,7 +296,7 @@ export class Loader {
   /** Last, before the commit: indexes built after a first load refuse a duplicate key across the whole load. */
   async finish(): Promise<void> {
     try {
-      await this.db.finish();
+      await timed("sink: indexes, finish", { dataset: this.dataset, region: "*", date: "*" }, () => this.db.finish());
     } catch (error) {
       const detail = this.db.uniqueViolation(error);
       if (detail === undefined) throw error;

@@ -2,6 +2,7 @@ import type { ObjectStore } from "../store/types.js";
 import type { DatasetView, ViewPartition } from "../views/reader.js";
 import { openArtifactRows } from "./artifact-rows.js";
 import { deltaOf } from "./delta.js";
+import { timed } from "../stage-times.js";
 import { sinkKindFor } from "./kinds.js";
 import { Loader } from "./loader.js";
 import { planSink } from "./plan.js";
@@ -70,47 +71,60 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
       applied: [],
     });
     if (o.dryRun || (first.apply.length === 0 && first.gone.length === 0)) return report(first, Boolean(o.dryRun));
-    return await session.transaction(table, async (db) => {
-      const before = await db.applied();
-      const plan = planSink(table, o.view.partitions, before, keyed);
-      const tx = new Loader(db, kind.capabilities, plan.run, Boolean(o.history));
-      const out = report(plan, false);
-      const held = new Map(before.map((a) => [a.region, a]));
-      for (const p of plan.apply) {
-        // A keyed region whose new version's changelog is against the version the table holds: only its changes.
-        const delta =
-          keyed && tx.deltas ? await deltaOf(o.view.store, dataset, p, held.get(p.region), o.key) : undefined;
-        const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert);
-        const shape: SinkTableShape = { dataset, key: o.key, columns: rows.columns, crs: p.entry.crs, hasZ: rows.hasZ };
-        await tx.prepare(shape);
-        const meta = {
-          region: p.region,
-          date: p.date,
-          artifactKey: p.entry.artifact,
-          sha256: p.entry.sha256,
-          rows: delta ? delta.upsert.size : p.entry.rows,
-        };
-        const counts = await tx.apply(shape, meta, rows.batches(), delta);
-        await tx.record(dataset, keyed, { region: p.region, date: p.date, sha256: p.entry.sha256 });
-        for (const k of Object.keys(counts) as (keyof ApplyCounts)[]) out.rows[k] += counts[k];
-        out.applied.push({
-          region: p.region,
-          date: p.date,
-          sha256: p.entry.sha256,
-          delta: delta !== undefined,
-          counts,
-        });
-        o.onPartition?.(p, counts, out.applied.length, plan.apply.length);
-      }
-      const latest = o.view.partitions.reduce((d, p) => (p.date > d ? p.date : d), "");
-      for (const g of plan.gone) {
-        if (keyed) out.rows.retired += await tx.retireRegion(g.region, latest || g.date);
-        else out.rows.deleted += await tx.removePartition(g.region, g.date);
-        await tx.forget(keyed, g as AppliedPartition);
-      }
-      await tx.finish();
-      return out;
-    });
+    const all = { dataset, region: "*", date: "*" };
+    return await timed("sink: whole transaction (commit included)", all, () =>
+      session.transaction(table, async (db) => {
+        const before = await db.applied();
+        const plan = planSink(table, o.view.partitions, before, keyed);
+        const tx = new Loader(db, kind.capabilities, plan.run, Boolean(o.history), dataset);
+        const out = report(plan, false);
+        const held = new Map(before.map((a) => [a.region, a]));
+        for (const p of plan.apply) {
+          // A keyed region whose new version's changelog is against the version the table holds: only its changes.
+          const delta =
+            keyed && tx.deltas
+              ? await timed("sink: changelog read (delta)", { dataset, region: p.region, date: p.date }, () =>
+                  deltaOf(o.view.store, dataset, p, held.get(p.region), o.key),
+                )
+              : undefined;
+          const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert);
+          const shape: SinkTableShape = {
+            dataset,
+            key: o.key,
+            columns: rows.columns,
+            crs: p.entry.crs,
+            hasZ: rows.hasZ,
+          };
+          await tx.prepare(shape);
+          const meta = {
+            region: p.region,
+            date: p.date,
+            artifactKey: p.entry.artifact,
+            sha256: p.entry.sha256,
+            rows: delta ? delta.upsert.size : p.entry.rows,
+          };
+          const counts = await tx.apply(shape, meta, rows.batches(), delta);
+          await tx.record(dataset, keyed, { region: p.region, date: p.date, sha256: p.entry.sha256 });
+          for (const k of Object.keys(counts) as (keyof ApplyCounts)[]) out.rows[k] += counts[k];
+          out.applied.push({
+            region: p.region,
+            date: p.date,
+            sha256: p.entry.sha256,
+            delta: delta !== undefined,
+            counts,
+          });
+          o.onPartition?.(p, counts, out.applied.length, plan.apply.length);
+        }
+        const latest = o.view.partitions.reduce((d, p) => (p.date > d ? p.date : d), "");
+        for (const g of plan.gone) {
+          if (keyed) out.rows.retired += await tx.retireRegion(g.region, latest || g.date);
+          else out.rows.deleted += await tx.removePartition(g.region, g.date);
+          await tx.forget(keyed, g as AppliedPartition);
+        }
+        await tx.finish();
+        return out;
+      }),
+    );
   } finally {
     await session.close();
   }

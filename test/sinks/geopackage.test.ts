@@ -162,6 +162,29 @@ describe("sink to a GeoPackage", () => {
     }
   }, 60_000);
 
+  it("records where a sink's time goes with GEOREFRESH_STAGE_TIMES: the load, the indexes, the whole transaction", async () => {
+    const file = join(dir, "timed.gpkg");
+    const times = join(dir, "sink-stages.jsonl");
+    process.env.GEOREFRESH_STAGE_TIMES = times;
+    try {
+      await sink(file);
+    } finally {
+      delete process.env.GEOREFRESH_STAGE_TIMES;
+    }
+    const lines = readFileSync(times, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { stage: string; ms: number; partition: string });
+    // One load per partition (weld and larimer), then the indexes and the transaction once.
+    const loads = lines.filter((l) => l.stage === "sink: read, digest, bulk load");
+    expect(loads.map((l) => l.partition.split(" ")[1]).sort()).toEqual(["larimer", "weld"]);
+    expect(lines.filter((l) => l.stage === "sink: indexes, finish")).toHaveLength(1);
+    const whole = lines.find((l) => l.stage === "sink: whole transaction (commit included)");
+    expect(whole?.partition).toBe("parcels * *");
+    for (const l of lines) expect(l.ms).toBeGreaterThanOrEqual(0);
+    expect(whole?.ms).toBeGreaterThanOrEqual(Math.max(...loads.map((l) => l.ms)));
+  });
+
   it("encodes an empty geometry exactly as GDAL does", () => {
     const csv = join(dir, "empty.csv");
     const gpkg = join(dir, "gdal-empty.gpkg");
