@@ -130,6 +130,14 @@ describe("sink to a GeoPackage", () => {
       /^dry run: parcels → .*dry\.gpkg table parcels \(current\): would apply 2 partitions, 0 unchanged; nothing changed/,
     );
     expect(existsSync(fresh)).toBe(false);
+    // A path in folders that do not exist yet (the help's `out/parcels.gpkg`): a dry run makes none of them; the
+    // sink makes them and the file.
+    const nested = join(dir, "out", "sub", "parcels.gpkg");
+    expect((await runCli(["sink", "parcels", "--config", config, "--to", nested, "--dry-run"])).code).toBe(0);
+    expect(existsSync(join(dir, "out"))).toBe(false);
+    const made = await runCli(["sink", "parcels", "--config", config, "--to", nested]);
+    expect(made.code, made.stderr).toBe(0);
+    execFileSync("/usr/bin/python3", [VALIDATE, nested]);
 
     // Neither a database URL nor a .gpkg path; a store with nothing promoted: each says what to do.
     const csv = await runCli(["sink", "parcels", "--config", config, "--to", "out.csv"]);

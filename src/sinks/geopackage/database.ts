@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { SinkConnectError } from "../errors.js";
 import type { AppliedPartition } from "../plan.js";
@@ -28,6 +28,8 @@ export const geopackageSink: SinkKind = {
 function openFile(path: string): Database.Database {
   let db: Database.Database;
   try {
+    // `--to out/parcels.gpkg` makes out/ too, as the help says; only here, so a dry run or a no-op makes nothing.
+    mkdirSync(dirname(path), { recursive: true });
     // Ten minutes for another sink of the same file to finish (its whole transaction), then "database is locked".
     db = new Database(path, { timeout: 600_000 });
     db.pragma("journal_mode = DELETE"); // a rollback journal: the file stands alone after every commit
