@@ -42,10 +42,6 @@ export class Loader {
     private readonly dataset = "",
   ) {}
 
-  applied(): Promise<AppliedPartition[]> {
-    return this.db.applied();
-  }
-
   async prepare(shape: SinkTableShape): Promise<void> {
     if (this.keepHistory && !this.capabilities.history)
       throw new SinkSchemaError(
@@ -104,7 +100,7 @@ export class Loader {
         `${p.region} ${p.date}: duplicate keys in the partition (${dup.map((k) => JSON.stringify(k)).join(", ")}); nothing was applied`,
       );
     return timed("sink: update, insert, retire", { dataset: this.dataset, ...p }, () =>
-      this.merge(shape, p, stage, staged, delta),
+      this.merge(shape, p, { stage, staged, names, keys }, delta),
     );
   }
 
@@ -112,13 +108,10 @@ export class Loader {
   private async merge(
     shape: SinkTableShape,
     p: PartitionMeta,
-    stage: string,
-    staged: number,
+    { stage, staged, names, keys }: { stage: string; staged: number; names: string[]; keys: string[] },
     delta?: Delta,
   ): Promise<ApplyCounts> {
     const db = this.db;
-    const names = shape.columns.map((c) => db.quote(c.name, "column"));
-    const keys = shape.key.map((k) => db.quote(k, "key column"));
     const match = keys.map((k) => `t.${k} = s.${k}`).join(" AND ");
     const set = [...names.filter((n) => !keys.includes(n)), "geom", "content_digest"]
       .map((n) => `${n} = s.${n}`)
