@@ -11,7 +11,8 @@ export type CopyType = "text" | "int2" | "int4" | "int8" | "float4" | "float8" |
 
 const SIGNATURE = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]; // PGCOPY\n\377\r\n\0
 const POSTGRES_EPOCH_DAYS = 10_957; // 2000-01-01 in days since 1970-01-01
-const EWKB_SRID = 0x20000000;
+/** The EWKB type flag that says an SRID follows the type. */
+export const EWKB_SRID = 0x20000000;
 
 /** A COPY … FROM STDIN (FORMAT binary) body, built row by row. */
 export class BinaryCopyWriter extends GrowableBytes {
@@ -24,9 +25,12 @@ export class BinaryCopyWriter extends GrowableBytes {
   constructor(
     private readonly types: readonly CopyType[],
     /** The SRID written into geometries' EWKB headers. */
-    private readonly srid = 0,
+    readonly srid = 0,
+    /** Whether the body starts with the format's header (false: fields to be copied into a body). */
+    header = true,
   ) {
     super(1 << 16);
+    if (!header) return;
     this.room(19);
     this.buf.set(SIGNATURE, 0);
     this.view.setInt32(11, 0); // flags
@@ -34,11 +38,24 @@ export class BinaryCopyWriter extends GrowableBytes {
     this.at = 19;
   }
 
-  /** Bytes written since the last take(), to send; the buffer starts over. */
+  /**
+   * Bytes written since the last take(), to send. They are handed over, not copied: the writer starts a new
+   * buffer, so the stream may hold these for as long as it needs.
+   */
   take(): Uint8Array {
-    const out = this.buf.slice(0, this.at);
+    const out = this.buf.subarray(0, this.at);
+    this.buf = new Uint8Array(1 << 16);
+    this.view = new DataView(this.buf.buffer);
     this.at = 0;
     return out;
+  }
+
+  /** Reserves `n` bytes for a caller that writes them itself: the buffer, a view of it and where they start. */
+  claim(n: number): { out: Uint8Array; view: DataView; at: number } {
+    this.room(n);
+    const at = this.at;
+    this.at += n;
+    return { out: this.buf, view: this.view, at };
   }
 
   get size(): number {
@@ -64,8 +81,7 @@ export class BinaryCopyWriter extends GrowableBytes {
   private encoded(values: readonly unknown[], first: number): Uint8Array {
     let bytes = this.constants.get(values);
     if (!bytes) {
-      const scratch = new BinaryCopyWriter(this.types, this.srid);
-      scratch.at = 0;
+      const scratch = new BinaryCopyWriter(this.types, this.srid, false);
       values.forEach((v, i) => scratch.field(this.types[first + i] as CopyType, v));
       bytes = scratch.take();
       this.constants.set(values, bytes);
