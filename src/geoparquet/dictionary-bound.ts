@@ -1,6 +1,7 @@
 import { parquetMetadata } from "hyparquet";
 import type { CompressionCodec } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
+import { zstdDecompress } from "./zstd-pages.js";
 
 /**
  * The longest value in each dictionary-encoded BYTE_ARRAY column chunk's dictionary, by row group and top-level
@@ -55,6 +56,8 @@ function dictionaryLongest(
 }
 
 function decompress(codec: CompressionCodec, input: Uint8Array, length: number): Uint8Array | undefined {
+  const fast = codec === "ZSTD" ? zstdDecompress(input, length) : undefined;
+  if (fast) return fast;
   const fn = (
     compressors as Partial<Record<CompressionCodec, (input: Uint8Array, outputLength: number) => Uint8Array>>
   )[codec];

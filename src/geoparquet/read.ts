@@ -2,6 +2,7 @@ import { DataType, Table, tableFromIPC } from "apache-arrow";
 import type { Schema } from "apache-arrow";
 import * as parquet from "parquet-wasm";
 import { longestDictionaryValues } from "./dictionary-bound.js";
+import { zstdReady } from "./zstd-pages.js";
 import { parseGeoMetadata } from "./metadata.js";
 import type { GeoMetadata } from "./metadata.js";
 import { GeorefreshError } from "../errors.js";
@@ -135,6 +136,7 @@ export interface ChunkSize {
 
 export async function readFooter(bytes: Uint8Array, where: string): Promise<ParquetFooter> {
   checkMagic(bytes, where);
+  await zstdReady(); // dictionary pages are bounded with the C decoder (dictionary-bound.ts)
   let file: parquet.ParquetFile;
   try {
     file = await parquet.ParquetFile.fromFile(new Blob([bytes]));

@@ -1,4 +1,4 @@
-import { compress, init } from "@bokuweb/zstd-wasm";
+import { compress, decompress, init } from "@bokuweb/zstd-wasm";
 import { joinFooter, splitFooter } from "./footer.js";
 import { appendPageIndexes } from "./page-index.js";
 import { decodeStruct, encodeStruct, field, listField, setField, structField, T, ThriftError } from "./thrift.js";
@@ -21,10 +21,42 @@ const CHUNK = { meta: 3 } as const;
 const RG = { columns: 1, totalBytes: 2, fileOffset: 5, totalCompressed: 6 } as const;
 
 let ready: Promise<void> | undefined;
+let loaded = false;
 /** zstd-wasm loads its module asynchronously, once per thread. */
 export function zstdReady(): Promise<void> {
-  ready ??= init();
+  ready ??= init().then(() => {
+    loaded = true;
+  });
   return ready;
+}
+
+/** The content size a single zstd frame declares in its header (RFC 8878 3.1.1.1), or undefined. */
+function frameContentSize(frame: Uint8Array): number | undefined {
+  if (frame.length < 6 || frame[0] !== 0x28 || frame[1] !== 0xb5 || frame[2] !== 0x2f || frame[3] !== 0xfd)
+    return undefined;
+  const descriptor = frame[4] as number;
+  const single = (descriptor & 0x20) !== 0;
+  const sizeBytes = [single ? 1 : 0, 2, 4, 8][descriptor >> 6] as number;
+  const at = 5 + (single ? 0 : 1) + ([0, 1, 2, 4][descriptor & 3] as number);
+  if (sizeBytes === 0 || at + sizeBytes > frame.length) return undefined;
+  let size = 0;
+  for (let k = sizeBytes - 1; k >= 0; k--) size = size * 256 + (frame[at + k] as number);
+  return sizeBytes === 2 ? size + 256 : size;
+}
+
+/**
+ * A zstd page body decompressed by zstd-wasm (the C library: several times the JavaScript decoder's speed), when
+ * its module is loaded and the frame declares exactly the `length` its page header says, so that nothing larger is
+ * ever allocated; undefined otherwise (the caller uses another decoder, or gives up).
+ */
+export function zstdDecompress(body: Uint8Array, length: number): Uint8Array | undefined {
+  if (!loaded || frameContentSize(body) !== length) return undefined;
+  try {
+    const out = decompress(body, { defaultHeapSize: length });
+    return out.byteLength === length ? out : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const n = (v: unknown): number => (typeof v === "bigint" ? Number(v) : (v as number));

@@ -65,29 +65,59 @@ function table(from: number, n: number): Table {
       nullCount: 0,
       data: Int32Array.from(rows, (r) => r % 3),
       dictionary,
-    }),
+    } as never),
   );
   const geometry = rows.map((r) =>
-    r % 4 === 0 ? point(r, -r, true) : r % 4 === 1 ? point(r, r / 3, false) : r % 4 === 2 ? point(r, 1, true, 4326) : square(r),
+    r % 4 === 0
+      ? point(r, -r, true)
+      : r % 4 === 1
+        ? point(r, r / 3, false)
+        : r % 4 === 2
+          ? point(r, 1, true, 4326)
+          : square(r),
   );
   const columns: Record<string, Vector> = {
-    parcel_id: vectorFromArray(rows.map((r) => `P-${r}`), new Utf8()),
+    parcel_id: vectorFromArray(
+      rows.map((r) => `P-${r}`),
+      new Utf8(),
+    ),
     owner: vectorFromArray(
       rows.map((r) => (r % 5 === 0 ? null : `owner ${"x".repeat(r % 70)} ${r}`)),
       new Utf8(),
     ),
     zoning,
-    value: vectorFromArray(rows.map((r) => (r % 7 === 0 ? null : r * 1.25)), new Float64()),
-    ratio: vectorFromArray(rows.map((r) => r / 8), new Float32()),
-    floors: vectorFromArray(rows.map((r) => (r % 6 === 0 ? null : r - 1000)), new Int32()),
-    units: vectorFromArray(rows.map((r) => r % 300), new Int16()),
-    flags: vectorFromArray(rows.map((r) => r % 256), new Uint8()),
+    value: vectorFromArray(
+      rows.map((r) => (r % 7 === 0 ? null : r * 1.25)),
+      new Float64(),
+    ),
+    ratio: vectorFromArray(
+      rows.map((r) => r / 8),
+      new Float32(),
+    ),
+    floors: vectorFromArray(
+      rows.map((r) => (r % 6 === 0 ? null : r - 1000)),
+      new Int32(),
+    ),
+    units: vectorFromArray(
+      rows.map((r) => r % 300),
+      new Int16(),
+    ),
+    flags: vectorFromArray(
+      rows.map((r) => r % 256),
+      new Uint8(),
+    ),
     big: vectorFromArray(
       rows.map((r) => (r % 9 === 0 ? null : BigInt(r) * 2n ** 40n)),
       new Int64(),
     ),
-    vacant: vectorFromArray(rows.map((r) => (r % 11 === 0 ? null : r % 2 === 0)), new Bool()),
-    raw: vectorFromArray(rows.map((r) => (r % 8 === 0 ? null : new Uint8Array([r & 255, 0, 255]))), new Binary()),
+    vacant: vectorFromArray(
+      rows.map((r) => (r % 11 === 0 ? null : r % 2 === 0)),
+      new Bool(),
+    ),
+    raw: vectorFromArray(
+      rows.map((r) => (r % 8 === 0 ? null : new Uint8Array([r & 255, 0, 255]))),
+      new Binary(),
+    ),
     geometry: vectorFromArray(geometry, new Binary()),
   };
   return new Table(columns);

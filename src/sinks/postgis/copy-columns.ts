@@ -61,8 +61,7 @@ function bytesColumn(
 ): ColumnEncoder {
   return {
     size(sizes) {
-      for (let i = 0; i < sizes.length; i++)
-        (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + end(i) - start(i);
+      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + end(i) - start(i);
     },
     write(out, view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -144,7 +143,8 @@ function dataColumn(data: Data, type: CopyType, get: (i: number) => unknown, sri
       valid,
     );
   }
-  const dict = DataType.isDictionary(data.type) && data.dictionary?.data.length === 1 ? data.dictionary.data[0] : undefined;
+  const dict =
+    DataType.isDictionary(data.type) && data.dictionary?.data.length === 1 ? data.dictionary.data[0] : undefined;
   if (type === "text" && dict && DataType.isUtf8(dict.type)) {
     const offsets = (dict as Data & { valueOffsets: Int32Array }).valueOffsets;
     const index = data.values as ArrayLike<number>;

@@ -38,7 +38,7 @@ export function stateStatement(schema: string): string {
  * `indexes` apart: a table made by the load that fills it gets them after the rows (one bulk build, not one
  * insertion per row).
  */
-export function tableParts(spec: SinkTableSpec): { create: string[]; indexes: string[] } {
+export function tableParts(spec: SinkTableSpec): { create: string[]; indexes: string[]; lookup: string[] } {
   const schema = quoteIdent(spec.schema, "schema");
   const table = `${schema}.${quoteIdent(spec.table, "table name")}`;
   const data = spec.columns.filter((c) => c.name !== "geometry" && c.name !== "bbox");
@@ -68,9 +68,11 @@ export function tableParts(spec: SinkTableSpec): { create: string[]; indexes: st
   // Index names are per schema: a hash of the table's full name keeps two long names from sharing one.
   const tag = createHash("sha256").update(spec.table).digest("hex").slice(0, 8);
   const name = (suffix: string) => quoteIdent(`${spec.table.slice(0, 40)}_${tag}_${suffix}`, "index name");
+  // The columns the loader finds rows by: the unique index's, or the partition's.
+  const lookup = ["region", ...(spec.key.length ? spec.key.map((k) => quoteIdent(k, "key column")) : ["valid_from"])];
   const unique = spec.key.length
-    ? `CREATE UNIQUE INDEX IF NOT EXISTS ${name("key")} ON ${table} (region, ${spec.key.map((k) => quoteIdent(k, "key column")).join(", ")})`
-    : `CREATE INDEX IF NOT EXISTS ${name("partition")} ON ${table} (region, valid_from)`;
+    ? `CREATE UNIQUE INDEX IF NOT EXISTS ${name("key")} ON ${table} (${lookup.join(", ")})`
+    : `CREATE INDEX IF NOT EXISTS ${name("partition")} ON ${table} (${lookup.join(", ")})`;
   return {
     create: [
       `CREATE SCHEMA IF NOT EXISTS ${schema}`,
@@ -78,6 +80,7 @@ export function tableParts(spec: SinkTableSpec): { create: string[]; indexes: st
       stateStatement(spec.schema),
     ],
     indexes: [unique, `CREATE INDEX IF NOT EXISTS ${name("gist")} ON ${table} USING gist (geom)`],
+    lookup,
   };
 }
 
