@@ -79,15 +79,23 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
         const tx = new Loader(db, kind.capabilities, plan.run, Boolean(o.history), dataset);
         const out = report(plan, false);
         const held = new Map(before.map((a) => [a.region, a]));
-        for (const p of plan.apply) {
-          // A keyed region whose new version's changelog is against the version the table holds: only its changes.
+        // A keyed region whose new version's changelog is against the version the table holds: only its changes.
+        const open = async (p: ViewPartition) => {
           const delta =
             keyed && tx.deltas
               ? await timed("sink: changelog read (delta)", { dataset, region: p.region, date: p.date }, () =>
                   deltaOf(o.view.store, dataset, p, held.get(p.region), o.key),
                 )
               : undefined;
-          const rows = await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert);
+          return { delta, rows: await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert) };
+        };
+        let next = plan.apply[0] && open(plan.apply[0]);
+        for (const [i, p] of plan.apply.entries()) {
+          const { delta, rows } = await (next as ReturnType<typeof open>);
+          // The next partition is opened (its changelog, footer and first row group read) while this one loads,
+          // so the server ingests this one's last rows meanwhile; a failure there surfaces when it is awaited.
+          next = plan.apply[i + 1] && open(plan.apply[i + 1] as ViewPartition);
+          next?.catch(() => undefined);
           const shape: SinkTableShape = {
             dataset,
             key: o.key,

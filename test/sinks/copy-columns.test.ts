@@ -24,7 +24,7 @@ import { describe, expect, it } from "vitest";
 import { partitionBatch } from "../../src/sinks/partition-rows.js";
 import { BinaryCopyWriter } from "../../src/sinks/postgis/copy-binary.js";
 import type { CopyType } from "../../src/sinks/postgis/copy-binary.js";
-import { writeBatch } from "../../src/sinks/postgis/copy-columns.js";
+import { encodeBatch, writeBatch } from "../../src/sinks/postgis/copy-columns.js";
 import { copyTypeOf } from "../../src/sinks/postgis/types.js";
 
 /** A point's WKB, little- or big-endian, optionally with an SRID already in its header (EWKB). */
@@ -150,6 +150,12 @@ describe("the column-wise COPY encoder", () => {
     const b = Buffer.from(rowWise.take());
     expect(a.length).toBe(b.length);
     expect(a.equals(b)).toBe(true);
+    // In slices of 10 rows, each taken as it is written (a new buffer each time): the same bytes once joined.
+    const sliced = new BinaryCopyWriter(types, 26913);
+    const parts: Buffer[] = [];
+    for (const _ of encodeBatch(sliced, batch, types, before, after, 10)) parts.push(Buffer.from(sliced.take()));
+    expect(parts.length).toBe(4 + 7 + 1); // 37, 64 and 5 rows
+    expect(Buffer.concat(parts).equals(b)).toBe(true);
     // Not vacuous: the body holds every row, each geometry with the SRID written in (EWKB), the digests as hex.
     expect(a.length).toBeGreaterThan(106 * 100);
     expect(a.includes(Buffer.from("é 北"))).toBe(true);

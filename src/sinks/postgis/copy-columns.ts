@@ -19,8 +19,8 @@ const BLOCK = 1024;
  * object per row) is what makes the encoder keep up with the server's ingest.
  */
 interface ColumnEncoder {
-  /** Adds each row's field (its 4-byte length included) to `sizes`. */
-  size(sizes: Int32Array): void;
+  /** Adds the field of each row in [lo, hi) (its 4-byte length included) to `sizes[i]`. */
+  size(sizes: Int32Array, lo: number, hi: number): void;
   /** Writes the field of each row in [lo, hi) at `cursor[i]`, advancing it. */
   write(out: Uint8Array, view: DataView, cursor: Int32Array, lo: number, hi: number): void;
 }
@@ -34,17 +34,19 @@ function copyBytes(out: Uint8Array, at: number, src: Uint8Array, from: number, t
 /** The same bytes in every row (the region before the data, the provenance after it). */
 function constantColumn(bytes: Uint8Array): ColumnEncoder {
   const n = bytes.length;
-  let source = -1; // where the first row's copy sits; the others copy it within the buffer (a memmove, no object)
+  // Where one copy sits in the current buffer; the other rows copy it within the buffer (a memmove, no object).
+  let source = -1;
+  let into: Uint8Array | undefined;
   return {
-    size(sizes) {
-      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += n;
+    size(sizes, lo, hi) {
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += n;
     },
     write(out, _view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
         const at = cursor[i] as number;
-        if (source < 0) {
+        if (into !== out) {
           out.set(bytes, at);
-          source = at;
+          [source, into] = [at, out];
         } else out.copyWithin(at, source, source + n);
         cursor[i] = at + n;
       }
@@ -60,8 +62,8 @@ function bytesColumn(
   valid: ((i: number) => boolean) | undefined,
 ): ColumnEncoder {
   return {
-    size(sizes) {
-      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + end(i) - start(i);
+    size(sizes, lo, hi) {
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + end(i) - start(i);
     },
     write(out, view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -88,8 +90,8 @@ function numberColumn(
   valid: ((i: number) => boolean) | undefined,
 ): ColumnEncoder {
   return {
-    size(sizes) {
-      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + width;
+    size(sizes, lo, hi) {
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + width;
     },
     write(_out, view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -117,8 +119,8 @@ function genericColumn(type: CopyType, rows: number, get: (i: number) => unknown
   }
   const bytes = scratch.take();
   return {
-    size(sizes) {
-      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += (ends[i + 1] as number) - (ends[i] as number);
+    size(sizes, lo, hi) {
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += (ends[i + 1] as number) - (ends[i] as number);
     },
     write(out, _view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -185,8 +187,8 @@ function geometryColumn(wkb: Uint8Array, offsets: Int32Array, srid: number): Col
     return hasSrid(wkb, from) ? n : n + 4;
   };
   return {
-    size(sizes) {
-      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += 4 + length(i);
+    size(sizes, lo, hi) {
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += 4 + length(i);
     },
     write(out, view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -233,8 +235,8 @@ function digestColumn(p: PartitionBatch, first: number): ColumnEncoder {
     }
   };
   return {
-    size(sizes) {
-      for (let i = 0; i < sizes.length; i++) (sizes[i] as number) += 36;
+    size(sizes, lo, hi) {
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += 36;
     },
     write(out, view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -269,6 +271,21 @@ export function writeBatch(
   before: readonly unknown[],
   after: readonly unknown[],
 ): void {
+  for (const _ of encodeBatch(w, p, types, before, after, Infinity));
+}
+
+/**
+ * writeBatch a slice of `sliceRows` rows at a time, pausing after each so that the caller can send it: the server
+ * ingests one slice while the next is encoded.
+ */
+export function* encodeBatch(
+  w: BinaryCopyWriter,
+  p: PartitionBatch,
+  types: readonly CopyType[],
+  before: readonly unknown[],
+  after: readonly unknown[],
+  sliceRows: number,
+): Generator<void> {
   const fields = before.length + p.columns.length + 2 + after.length;
   const head = constantBytes(before, types, 0, w.srid);
   const tail = constantBytes(after, types, before.length + p.columns.length + 2, w.srid);
@@ -289,24 +306,29 @@ export function writeBatch(
     columns.push(digestColumn(p, first));
     if (tail.length) columns.push(constantColumn(tail));
 
-    const cursor = new Int32Array(n).fill(2); // each row starts with its field count
-    for (const c of columns) c.size(cursor);
-    let total = 0;
-    for (let i = 0; i < n; i++) {
-      const size = cursor[i] as number;
-      cursor[i] = total;
-      total += size;
-    }
-    const { out, view, at } = w.claim(total);
-    for (let i = 0; i < n; i++) {
-      const row = at + (cursor[i] as number);
-      view.setInt16(row, fields);
-      cursor[i] = row + 2;
-    }
-    // A block of rows at a time, every column: the rows being written stay in the cache.
-    for (let lo = 0; lo < n; lo += BLOCK) {
-      const hi = Math.min(n, lo + BLOCK);
-      for (const c of columns) c.write(out, view, cursor, lo, hi);
+    const cursor = new Int32Array(n);
+    for (let from = 0; from < n; from += sliceRows) {
+      const to = Math.min(n, from + sliceRows);
+      cursor.fill(2, from, to); // each row starts with its field count
+      for (const c of columns) c.size(cursor, from, to);
+      let total = 0;
+      for (let i = from; i < to; i++) {
+        const size = cursor[i] as number;
+        cursor[i] = total;
+        total += size;
+      }
+      const { out, view, at } = w.claim(total);
+      for (let i = from; i < to; i++) {
+        const row = at + (cursor[i] as number);
+        view.setInt16(row, fields);
+        cursor[i] = row + 2;
+      }
+      // A block of rows at a time, every column: the rows being written stay in the cache.
+      for (let lo = from; lo < to; lo += BLOCK) {
+        const hi = Math.min(to, lo + BLOCK);
+        for (const c of columns) c.write(out, view, cursor, lo, hi);
+      }
+      yield;
     }
   }
 }

@@ -10,11 +10,14 @@ import { quoteIdent } from "../sql-names.js";
 import { columnsToAdd } from "../table-columns.js";
 import { BinaryCopyWriter } from "./copy-binary.js";
 import type { CopyType } from "./copy-binary.js";
-import { writeBatch } from "./copy-columns.js";
+import { encodeBatch } from "./copy-columns.js";
 import { historyName, historyStatement, recordHistory } from "./history.js";
 import { tableParts } from "./table.js";
 import type { SinkTableSpec } from "./table.js";
 import { copyTypeOf, sqlTypeOf } from "./types.js";
+
+/** Rows encoded per COPY chunk: the server ingests one while the next is encoded. */
+const SLICE_ROWS = 8192;
 
 /** The table comment's prefix before the JSON list of the columns georefresh made. */
 const MADE = "georefresh: columns made by sinks ";
@@ -111,11 +114,11 @@ export class PostgisDialect implements SinkDialect {
     const before = into.before.map((c) => c.value);
     const after = into.after.map((c) => c.value);
     async function* chunks(): AsyncGenerator<Buffer> {
-      for await (const batch of batches) {
-        writeBatch(writer, batch, types, before, after);
-        const out = writer.take();
-        yield Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-      }
+      for await (const batch of batches)
+        for (const _ of encodeBatch(writer, batch, types, before, after, SLICE_ROWS)) {
+          const out = writer.take();
+          yield Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+        }
       yield Buffer.from([0xff, 0xff]);
     }
     const sql = `COPY ${into.table} (${into.columns.join(", ")}) FROM STDIN (FORMAT binary)`;
