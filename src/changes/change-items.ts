@@ -58,6 +58,25 @@ export function readChangelog(bytes: Uint8Array): { key: string[]; rows: ChangeR
   return { key, rows };
 }
 
+/**
+ * A changelog's key values and kinds only: what a sink's delta reads (docs/sinks.md), without a digest or a
+ * column list per row (a list cell is a vector of its own to read).
+ */
+export function readChangelogKeys(bytes: Uint8Array): {
+  key: string[];
+  rows: { key: unknown[]; change: ChangeKind }[];
+} {
+  const table = tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
+  const key = table.schema.fields.map((f) => f.name).filter((n) => !RESERVED.includes(n));
+  const keys = key.map((n) => table.getChild(n) as { get(i: number): unknown });
+  const change = table.getChild("change");
+  if (!change) throw new Error(`the changelog has no column 'change'`);
+  const rows = new Array<{ key: unknown[]; change: ChangeKind }>(table.numRows);
+  for (let i = 0; i < rows.length; i++)
+    rows[i] = { key: keys.map((k) => k.get(i)), change: change.get(i) as ChangeKind };
+  return { key, rows };
+}
+
 /** A changelog's rows as announced items: one per key (its rows are adjacent: the changelog is sorted by key). */
 export function changeItems(dataset: string, region: string, key: readonly string[], rows: ChangeRow[]): ChangeItem[] {
   const items: ChangeItem[] = [];

@@ -78,6 +78,9 @@ export async function openArtifactRows(
   return { columns, hasZ, batches };
 }
 
+/** Arrow's own decoding of a Utf8 value (invalid bytes as U+FFFD), without finding its chunk again. */
+const UTF8 = new TextDecoder();
+
 /** 32-bit FNV-1a of bytes [from, to). */
 function fnv1a(bytes: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;
@@ -85,20 +88,28 @@ function fnv1a(bytes: Uint8Array, from: number, to: number): number {
   return h >>> 0;
 }
 
-/** Each key's FNV-1a of its UTF-8 bytes, once per delta (a row group asks for them again). */
-const hashesOf = new WeakMap<ReadonlySet<string>, Set<number>>();
-function keyHashes(keep: ReadonlySet<string>): Set<number> {
-  let hashes = hashesOf.get(keep);
-  if (!hashes) {
+/** Bits in a delta's key filter: a few per kept key, so that most other rows miss it (128 KiB). */
+const FILTER_BITS = 1 << 20;
+
+/**
+ * A bit per 20-bit FNV-1a of each kept key's UTF-8 bytes, once per delta (each row group asks again): a row whose
+ * bit is clear is not kept, read from a typed array rather than looked up in a set; one whose bit is set is decoded
+ * and looked up.
+ */
+const filters = new WeakMap<ReadonlySet<string>, Uint32Array>();
+function keyFilter(keep: ReadonlySet<string>): Uint32Array {
+  let bits = filters.get(keep);
+  if (!bits) {
     const utf8 = new TextEncoder();
-    hashes = new Set<number>();
+    bits = new Uint32Array(FILTER_BITS / 32);
     for (const k of keep) {
       const bytes = utf8.encode(k);
-      hashes.add(fnv1a(bytes, 0, bytes.length));
+      const h = fnv1a(bytes, 0, bytes.length) & (FILTER_BITS - 1);
+      (bits[h >>> 5] as number) |= 1 << (h & 31);
     }
-    hashesOf.set(keep, hashes);
+    filters.set(keep, bits);
   }
-  return hashes;
+  return bits;
 }
 
 /** The rows of a row group whose key is in `keep`, in file order. */
@@ -108,18 +119,19 @@ function kept(table: Table, key: string[], keep: ReadonlySet<string>): Table {
   const only = columns.length === 1 ? table.getChild(key[0] as string) : undefined;
   if (only && DataType.isUtf8(only.type)) {
     // One text column (the usual key), its value its keyText: the key's bytes are hashed where they lie, and only a
-    // row whose hash a kept key has is decoded to a string and looked up (a delta keeps a few rows in a hundred).
-    const hashes = keyHashes(keep);
+    // row whose bit the filter has is decoded to a string and looked up (a delta keeps a few rows in a hundred).
+    const bits = keyFilter(keep);
     let row = 0;
     for (const d of only.data) {
       const bytes = d.values as Uint8Array;
       const offsets = d.valueOffsets as Int32Array;
+      const nulls = d.nullCount > 0;
       for (let i = 0; i < d.length; i++, row++) {
-        if (d.nullCount > 0 && !d.getValid(i)) continue; // a null key is never kept (its keyText is no row's)
-        if (
-          hashes.has(fnv1a(bytes, offsets[i] as number, offsets[i + 1] as number)) &&
-          keep.has(only.get(row) as string)
-        )
+        if (nulls && !d.getValid(i)) continue; // a null key is never kept (its keyText is no row's)
+        const from = offsets[i] as number;
+        const to = offsets[i + 1] as number;
+        const h = fnv1a(bytes, from, to) & (FILTER_BITS - 1);
+        if ((bits[h >>> 5] as number) & (1 << (h & 31)) && keep.has(UTF8.decode(bytes.subarray(from, to))))
           rows.push(row);
       }
     }

@@ -1,5 +1,4 @@
-import { keyText } from "../changes/change-items.js";
-import { readChangelog } from "../changes/change-items.js";
+import { keyText, readChangelogKeys } from "../changes/change-items.js";
 import { readManifest } from "../manifest/codec.js";
 import { manifestKey } from "../manifest/layout.js";
 import { sha256Hex } from "../store/digest.js";
@@ -43,7 +42,7 @@ export async function deltaOf(
   const bytes = got.body;
   const upsert = new Set<string>();
   const removed: unknown[][] = [];
-  for (const row of readChangelog(bytes).rows)
+  for (const row of readChangelogKeys(bytes).rows)
     if (row.change === "removed") removed.push(row.key);
     else upsert.add(keyText(row.key));
   return { upsert, removed, total: p.entry.rows };

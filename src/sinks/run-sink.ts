@@ -87,7 +87,12 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
                   deltaOf(o.view.store, dataset, p, held.get(p.region), o.key),
                 )
               : undefined;
-          return { delta, rows: await openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert) };
+          const rows = await timed(
+            "sink: artifact opened (footer, first row group; beside the previous partition's load)",
+            { dataset, region: p.region, date: p.date },
+            () => openArtifactRows(o.view.store as ObjectStore, p.entry, o.key, delta?.upsert),
+          );
+          return { delta, rows };
         };
         let next = plan.apply[0] && open(plan.apply[0]);
         for (const [i, p] of plan.apply.entries()) {
