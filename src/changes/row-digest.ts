@@ -2,6 +2,7 @@ import type { DataType, Table } from "apache-arrow";
 import xxhash from "xxhash-wasm";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { CanonicalBytes, encoderFor } from "./canonical.js";
+import { xxh64Batch } from "./xxh64/batch.js";
 import type { Encode } from "./canonical.js";
 
 type Hasher = Awaited<ReturnType<typeof xxhash>>;
@@ -81,6 +82,8 @@ export class RowDigester {
   private nullKeys = 0;
   private at = 0;
   private readonly scratch = new CanonicalBytes();
+  private readonly keyScratch = new CanonicalBytes();
+  private rowEnds = new Int32Array(1);
 
   constructor(
     private readonly columns: DigestColumns,
@@ -114,43 +117,57 @@ export class RowDigester {
     const rows = table.numRows;
     if (this.at + rows > this.key.length) throw new Error("more rows than the footer declared");
     const out = this.scratch;
+    // Each row's canonical attribute bytes end to end, then every row hashed in one call per column (xxh64/).
+    out.reset();
+    const ends = this.ends(rows);
     if (this.columns.contentOnly) {
       for (let i = 0; i < rows; i++) {
-        out.reset();
         for (const a of attrs) a(i, out);
-        this.attributes[this.at + i] = h64(out.bytes(), this.attributeSeed);
-        this.geometry[this.at + i] = h64(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), SEED.geometry);
+        ends[i + 1] = out.at;
       }
-      this.at += rows;
-      return;
+    } else {
+      const keyOut = this.keyScratch;
+      for (let i = 0; i < rows; i++) {
+        const row = this.at + i;
+        keyOut.reset();
+        for (const k of keys) k(i, keyOut);
+        const bytes = keyOut.bytes();
+        if (this.keyAt + bytes.length > this.keyBytes.length) {
+          const grown = new Uint8Array(Math.max(this.keyBytes.length * 2, this.keyAt + bytes.length));
+          grown.set(this.keyBytes.subarray(0, this.keyAt));
+          this.keyBytes = grown;
+        }
+        this.keyBytes.set(bytes, this.keyAt);
+        this.keyAt += bytes.length;
+        this.keyOffsets[row + 1] = this.keyAt;
+        if (nullable.length && nullable.some((v) => !v.isValid(i)) && this.nullKeys++ < 10) this.nullKeyRows.push(row);
+        const hashes = this.columnHashes;
+        const base = row * attrs.length;
+        for (let c = 0; c < attrs.length; c++) {
+          const start = out.at;
+          (attrs[c] as Encode)(i, out);
+          hashes[base + c] = out.fnv1a(start);
+        }
+        ends[i + 1] = out.at;
+      }
+      xxh64Batch(
+        this.keyBytes,
+        this.keyOffsets.subarray(this.at, this.at + rows + 1),
+        rows,
+        SEED.key,
+        this.key,
+        this.at,
+      );
     }
-    for (let i = 0; i < rows; i++) {
-      const row = this.at + i;
-      out.reset();
-      for (const k of keys) k(i, out);
-      const bytes = out.bytes();
-      if (this.keyAt + bytes.length > this.keyBytes.length) {
-        const grown = new Uint8Array(Math.max(this.keyBytes.length * 2, this.keyAt + bytes.length));
-        grown.set(this.keyBytes.subarray(0, this.keyAt));
-        this.keyBytes = grown;
-      }
-      this.keyBytes.set(bytes, this.keyAt);
-      this.keyAt += bytes.length;
-      this.keyOffsets[row + 1] = this.keyAt;
-      if (nullable.length && nullable.some((v) => !v.isValid(i)) && this.nullKeys++ < 10) this.nullKeyRows.push(row);
-      this.key[row] = h64(out.bytes(), SEED.key);
-      out.reset();
-      const hashes = this.columnHashes;
-      const base = row * attrs.length;
-      for (let c = 0; c < attrs.length; c++) {
-        const start = out.at;
-        (attrs[c] as Encode)(i, out);
-        hashes[base + c] = out.fnv1a(start);
-      }
-      this.attributes[row] = h64(out.bytes(), this.attributeSeed);
-      this.geometry[row] = h64(wkb.data.subarray(wkb.offsets[i], wkb.offsets[i + 1]), SEED.geometry);
-    }
+    xxh64Batch(out.bytes(), ends, rows, this.attributeSeed, this.attributes, this.at);
+    xxh64Batch(wkb.data, wkb.offsets, rows, SEED.geometry, this.geometry, this.at);
     this.at += rows;
+  }
+
+  /** Where each row's attribute bytes end (index 0 is 0), for a group of `rows`. */
+  private ends(rows: number): Int32Array {
+    if (this.rowEnds.length < rows + 1) this.rowEnds = new Int32Array(rows + 1);
+    return this.rowEnds;
   }
 
   finish(): RowDigests {
