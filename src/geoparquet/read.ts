@@ -71,7 +71,11 @@ function checkMagic(bytes: Uint8Array, where: string): void {
  * declared size; when such a chunk's crude bound (every row its whole size) passes the limit, its dictionary
  * page is read to bound it by its longest value instead (dictionary-bound.ts).
  */
-function chunkSizes(bytes: Uint8Array, meta: parquet.ParquetMetaData, fixed: Set<string>): Map<string, ChunkSize>[] {
+async function chunkSizes(
+  bytes: Uint8Array,
+  meta: parquet.ParquetMetaData,
+  fixed: Set<string>,
+): Promise<Map<string, ChunkSize>[]> {
   const crude = meta.rowGroups().map((g) =>
     g.columns().map((c) => {
       const top = c.columnPath()[0] ?? "";
@@ -92,8 +96,11 @@ function chunkSizes(bytes: Uint8Array, meta: parquet.ParquetMetaData, fixed: Set
   );
   const cap = maxDecodeBytes();
   let longest: Map<string, number>[] = [];
+  const needed = crude.some((g) => g.some((c) => c.expands && c.bound > cap));
+  // Dictionary pages are decompressed by zstd-wasm, loaded only by a thread that needs it (once).
+  if (needed) await zstdReady();
   try {
-    if (crude.some((g) => g.some((c) => c.expands && c.bound > cap))) longest = longestDictionaryValues(bytes, cap);
+    if (needed) longest = longestDictionaryValues(bytes, cap);
   } catch {
     // A footer the second parser cannot read: stay with the crude bounds (decoding then streams and counts).
   }
@@ -136,7 +143,6 @@ export interface ChunkSize {
 
 export async function readFooter(bytes: Uint8Array, where: string): Promise<ParquetFooter> {
   checkMagic(bytes, where);
-  await zstdReady(); // dictionary pages are bounded with the C decoder (dictionary-bound.ts)
   let file: parquet.ParquetFile;
   try {
     file = await parquet.ParquetFile.fromFile(new Blob([bytes]));
@@ -157,7 +163,7 @@ export async function readFooter(bytes: Uint8Array, where: string): Promise<Parq
     return {
       rows: fileMeta.numRows(),
       rowGroups: meta.rowGroups().map((g) => g.numRows()),
-      decodedBytes: chunkSizes(bytes, meta, fixed),
+      decodedBytes: await chunkSizes(bytes, meta, fixed),
       createdBy: fileMeta.createdBy(),
       keyValue: new Map([...fileMeta.keyValueMetadata()].map(([k, v]) => [String(k), String(v)])),
       schema: schemaTable.schema,
