@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { getIfPresent } from "../store/get-if-present.js";
 import type { ObjectStore } from "../store/types.js";
 import { artifactKey, partitionOfManifestKey } from "./layout.js";
+import { validate as compiled } from "./schema-validator.js";
 import type { Manifest } from "./types.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
@@ -11,9 +10,11 @@ export class ManifestError extends GeorefreshError {
   override readonly code: ErrorCode = "Manifest";
 }
 
-// Read at run time from the package root (src/ and dist/ sit at the same depth), where the contract lives.
-const schema = JSON.parse(readFileSync(new URL("../../manifest.schema.json", import.meta.url), "utf8")) as object;
-const validate = new Ajv2020({ strict: true, allErrors: true }).compile<Manifest>(schema);
+/** manifest.schema.json (the contract, at the package root), compiled by Ajv ahead of time (schema-validator.ts). */
+const validate = compiled as unknown as {
+  (doc: unknown): doc is Manifest;
+  errors?: { instancePath: string; message?: string }[] | null;
+};
 
 /** An instant the schema's pattern admits that names no real time (2026-02-30T…, 25:00): where it stands. */
 function unrealInstant(m: Manifest): string | undefined {
