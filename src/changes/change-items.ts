@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { tableFromIPC } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import * as parquet from "parquet-wasm";
 import { plain } from "./canonical.js";
 import type { ChangeRow } from "./changelog.js";
@@ -37,10 +38,15 @@ export function keyText(values: readonly unknown[]): string {
 /** The columns of a changelog that are not its key's. */
 const RESERVED = ["change", "before_digest", "after_digest", "columns"];
 
+/** A changelog's Parquet bytes as a table, and its key columns (every column that is not its own). */
+function changelogTable(bytes: Uint8Array): { table: Table; key: string[] } {
+  const table = tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
+  return { table, key: table.schema.fields.map((f) => f.name).filter((n) => !RESERVED.includes(n)) };
+}
+
 /** A changelog's key columns and rows, from its Parquet bytes. */
 export function readChangelog(bytes: Uint8Array): { key: string[]; rows: ChangeRow[] } {
-  const table = tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
-  const key = table.schema.fields.map((f) => f.name).filter((n) => !RESERVED.includes(n));
+  const { table, key } = changelogTable(bytes);
   const col = (n: string) => {
     const v = table.getChild(n);
     if (!v) throw new Error(`the changelog has no column '${n}'`);
@@ -66,8 +72,7 @@ export function readChangelogKeys(bytes: Uint8Array): {
   key: string[];
   rows: { key: unknown[]; change: ChangeKind }[];
 } {
-  const table = tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
-  const key = table.schema.fields.map((f) => f.name).filter((n) => !RESERVED.includes(n));
+  const { table, key } = changelogTable(bytes);
   const keys = key.map((n) => table.getChild(n) as { get(i: number): unknown });
   const change = table.getChild("change");
   if (!change) throw new Error(`the changelog has no column 'change'`);

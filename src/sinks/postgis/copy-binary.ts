@@ -78,7 +78,8 @@ export class BinaryCopyWriter extends GrowableBytes {
     if (after.length) this.raw(this.encoded(after, offset + values.length));
   }
 
-  private encoded(values: readonly unknown[], first: number): Uint8Array {
+  /** The fields of constant values for layout columns from `first` on, encoded once per array. */
+  encoded(values: readonly unknown[], first: number): Uint8Array {
     let bytes = this.constants.get(values);
     if (!bytes) {
       const scratch = new BinaryCopyWriter(this.types, this.srid, false);
@@ -87,48 +88,6 @@ export class BinaryCopyWriter extends GrowableBytes {
       this.constants.set(values, bytes);
     }
     return bytes;
-  }
-
-  /** Starts a row of `n` fields. */
-  rowStart(n: number): void {
-    this.room(2);
-    this.view.setInt16(this.at, n);
-    this.at += 2;
-  }
-
-  /** The fields of constant values (region, provenance) that fill layout columns from `first` on, encoded once. */
-  constantFields(values: readonly unknown[], first: number): void {
-    if (values.length) this.raw(this.encoded(values, first));
-  }
-
-  nullField(): void {
-    this.room(4);
-    this.view.setInt32(this.at, -1);
-    this.at += 4;
-  }
-
-  /** A text or bytea field straight from a slice of an Arrow buffer (no string is made). */
-  sliceField(src: Uint8Array, start: number, end: number): void {
-    const n = end - start;
-    this.room(4 + n);
-    this.view.setInt32(this.at, n);
-    this.buf.set(src.subarray(start, end), this.at + 4);
-    this.at += 4 + n;
-  }
-
-  /** A geometry field from a slice of a WKB buffer. */
-  geometrySlice(src: Uint8Array, start: number, end: number): void {
-    this.geometry(src.subarray(start, end));
-  }
-
-  /** A text field of two 64-bit values (each as its two 32-bit words, high first) as 32 hex digits, in place. */
-  hexField(aHi: number, aLo: number, bHi: number, bLo: number): void {
-    this.room(36);
-    this.view.setInt32(this.at, 32);
-    let at = this.at + 4;
-    for (const word of [aHi, aLo, bHi, bLo])
-      for (let shift = 28; shift >= 0; shift -= 4) this.buf[at++] = HEX[(word >>> shift) & 15] as number;
-    this.at = at;
   }
 
   private raw(b: Uint8Array): void {
@@ -214,7 +173,6 @@ export class BinaryCopyWriter extends GrowableBytes {
 }
 
 const NONE: readonly unknown[] = [];
-const HEX = new TextEncoder().encode("0123456789abcdef");
 
 /** Whether a WKB value already carries an SRID (EWKB), in either byte order. */
 function hasSrid(wkb: Uint8Array): boolean {

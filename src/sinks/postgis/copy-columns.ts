@@ -54,16 +54,18 @@ function constantColumn(bytes: Uint8Array): ColumnEncoder {
   };
 }
 
-/** Variable-width values from an Arrow buffer: row i is bytes [start(i), end(i)) of `values`, or NULL. */
-function bytesColumn(
-  values: Uint8Array,
-  start: (i: number) => number,
-  end: (i: number) => number,
+/**
+ * A field of `length(i)` bytes per row, written by `put` after its length, or NULL where `valid` says so: the
+ * shape of every column read from Arrow buffers.
+ */
+function fieldColumn(
+  length: (i: number) => number,
+  put: (out: Uint8Array, view: DataView, at: number, i: number) => void,
   valid: ((i: number) => boolean) | undefined,
 ): ColumnEncoder {
   return {
     size(sizes, lo, hi) {
-      for (let i = lo; i < hi; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + end(i) - start(i);
+      for (let i = lo; i < hi; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + length(i);
     },
     write(out, view, cursor, lo, hi) {
       for (let i = lo; i < hi; i++) {
@@ -73,14 +75,27 @@ function bytesColumn(
           cursor[i] = at + 4;
           continue;
         }
-        const from = start(i);
-        const to = end(i);
-        view.setInt32(at, to - from);
-        copyBytes(out, at + 4, values, from, to);
-        cursor[i] = at + 4 + to - from;
+        const n = length(i);
+        view.setInt32(at, n);
+        put(out, view, at + 4, i);
+        cursor[i] = at + 4 + n;
       }
     },
   };
+}
+
+/** Variable-width values from an Arrow buffer: row i is bytes [start(i), end(i)) of `values`. */
+function bytesColumn(
+  values: Uint8Array,
+  start: (i: number) => number,
+  end: (i: number) => number,
+  valid: ((i: number) => boolean) | undefined,
+): ColumnEncoder {
+  return fieldColumn(
+    (i) => end(i) - start(i),
+    (out, _view, at, i) => copyBytes(out, at, values, start(i), end(i)),
+    valid,
+  );
 }
 
 /** Fixed-width numbers from an Arrow typed array, written big-endian. */
@@ -89,24 +104,11 @@ function numberColumn(
   put: (view: DataView, at: number, i: number) => void,
   valid: ((i: number) => boolean) | undefined,
 ): ColumnEncoder {
-  return {
-    size(sizes, lo, hi) {
-      for (let i = lo; i < hi; i++) (sizes[i] as number) += valid && !valid(i) ? 4 : 4 + width;
-    },
-    write(_out, view, cursor, lo, hi) {
-      for (let i = lo; i < hi; i++) {
-        const at = cursor[i] as number;
-        if (valid && !valid(i)) {
-          view.setInt32(at, -1);
-          cursor[i] = at + 4;
-          continue;
-        }
-        view.setInt32(at, width);
-        put(view, at + 4, i);
-        cursor[i] = at + 4 + width;
-      }
-    },
-  };
+  return fieldColumn(
+    () => width,
+    (_out, view, at, i) => put(view, at, i),
+    valid,
+  );
 }
 
 /** Any other column: each value encoded through the row writer's own field(), then copied into place. */
@@ -253,13 +255,6 @@ function digestColumn(p: PartitionBatch, first: number): ColumnEncoder {
   };
 }
 
-/** The fields of constant values (region, provenance) for layout columns from `first` on, encoded once. */
-function constantBytes(values: readonly unknown[], types: readonly CopyType[], first: number, srid: number) {
-  const w = new BinaryCopyWriter(types.slice(first, first + values.length), srid, false);
-  values.forEach((v, i) => w.field(types[first + i] as CopyType, v));
-  return w.take();
-}
-
 /**
  * Every row of a partition batch into the COPY body: `before`, the data columns, the geometry, the content digest,
  * then `after` (constants encoded once). The same bytes as BinaryCopyWriter.row() of each row's values.
@@ -287,8 +282,8 @@ export function* encodeBatch(
   sliceRows: number,
 ): Generator<void> {
   const fields = before.length + p.columns.length + 2 + after.length;
-  const head = constantBytes(before, types, 0, w.srid);
-  const tail = constantBytes(after, types, before.length + p.columns.length + 2, w.srid);
+  const head = w.encoded(before, 0);
+  const tail = w.encoded(after, before.length + p.columns.length + 2);
   for (const { batch, first } of p.recordBatches()) {
     const n = batch.numRows;
     if (n === 0) continue;
