@@ -106,6 +106,17 @@ describe("architecture", () => {
     expect(crowded).toEqual([]);
   });
 
+  it("test/ is laid out by the rooms of src/, beside the few folders that cross them (test/README.md)", () => {
+    const crossing = ["analysts", "engines", "hostile", "infra", "packaging", "helpers", "setup", "fixtures", "types"];
+    const rooms = new Set(readdirSync(SRC).filter((e) => statSync(join(SRC, e)).isDirectory()));
+    const folders = readdirSync(join(ROOT, "test")).filter(
+      (e) => statSync(join(ROOT, "test", e)).isDirectory() && e !== "argo-models" && e !== "node_modules",
+    );
+    expect(folders.filter((f) => !rooms.has(f) && !crossing.includes(f))).toEqual([]);
+    const readme = readFileSync(join(ROOT, "test", "README.md"), "utf8");
+    expect(crossing.filter((f) => !readme.includes(`\`${f}/\``))).toEqual([]);
+  });
+
   it("no store scheme is parsed outside store/", () => {
     const found = modules
       .filter((f) => roomOf(f) !== "store")

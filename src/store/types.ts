@@ -1,6 +1,6 @@
 /**
  * The one interface every backend implements (fs, memory, s3, azure). Modelled on Rust object_store's PutMode:
- * the protocol needs exactly three kinds of write, and each backend proves them in test/store/conformance.ts.
+ * the protocol needs exactly three kinds of write, and each backend proves them in test/store/conformance.test.ts.
  */
 
 /**
@@ -126,7 +126,7 @@ export interface ObjectStore {
   exists(key: string): Promise<boolean>;
   /** Throws NotFoundError when absent. A reader never sees a partially written object. */
   get(key: string, options?: GetOptions): Promise<GetResult>;
-  /** The bytes, or a StreamBody of them; the same contract either way (test/store/conformance.ts). */
+  /** The bytes, or a StreamBody of them; the same contract either way (test/store/conformance.test.ts). */
   put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult>;
   /** Idempotent: deleting an absent key succeeds. */
   delete(key: string): Promise<void>;

@@ -13,7 +13,7 @@ import {
 } from "@azure/storage-blob";
 import { AzureStore } from "../../src/store/azure.js";
 import { runCliHere as runCli, writeFixtureTaskConfig } from "../helpers/cli.js";
-import { azureEnv } from "../helpers/stores.js";
+import { azureEnv } from "../store/harness/azurite.js";
 
 describe("doctor and run on Azurite", () => {
   const container = inject("azure")?.container as string;

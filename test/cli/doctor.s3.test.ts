@@ -10,7 +10,7 @@ import S3rver from "s3rver";
 import { S3Store } from "../../src/store/s3.js";
 import { probeStore } from "../../src/store/probe.js";
 import { runCliHere as runCli } from "../helpers/cli.js";
-import { s3Env } from "../helpers/stores.js";
+import { s3Env } from "../store/harness/rgw.js";
 
 describe("doctor / probeStore", () => {
   let server: S3rver;

@@ -18,8 +18,8 @@ import type { ObjectStore } from "../../src/store/types.js";
 import { runCli } from "../helpers/cli.js";
 import { VERSIONS, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
-import { openFixture } from "../helpers/stores.js";
-import type { StoreFixture } from "../helpers/stores.js";
+import { rgwHarness } from "../store/harness/rgw.js";
+import type { StoreFixture } from "../store/harness/index.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const RANGE = ["--from", "2026-01-01", "--to", "2026-01-06"];
@@ -70,8 +70,8 @@ describe("Slurm job array of infra/slurm/backfill.sbatch (RGW)", () => {
 
   beforeAll(async () => {
     if (!conf) throw new Error("no Slurm cluster (test/setup/services.ts)");
-    fx = await openFixture("s3");
-    ref = await openFixture("s3");
+    fx = await rgwHarness.open();
+    ref = await rgwHarness.open();
     dir = mkdtempSync(join(tmpdir(), "georefresh-slurm-"));
     writePoints(join(dir, "points.json"), 60);
     const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;

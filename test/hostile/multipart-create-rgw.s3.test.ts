@@ -8,7 +8,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, inject, it } from "vitest";
 import { S3Store } from "../../src/store/s3.js";
 import type { StreamBody } from "../../src/store/types.js";
-import { openFixture } from "../helpers/stores.js";
+import { rgwHarness } from "../store/harness/rgw.js";
 
 const partBytes = 64 * 1024;
 const bytesOf = (seed: number) => Uint8Array.from({ length: 200 * 1024 }, (_, i) => (i * 31 + seed * 7) & 0xff);
@@ -38,7 +38,7 @@ function holdCommand(store: S3Store, name: string, gate: Promise<void>, arrived:
 
 describe("multipart creates of different bytes at one key (RGW)", () => {
   it("A completes and reads back while B waits at its complete: one of them wins, and the stored bytes are the winner's", async () => {
-    const fx = await openFixture("s3");
+    const fx = await rgwHarness.open();
     try {
       const a = fx.store as S3Store;
       const s3 = inject("s3") as NonNullable<ReturnType<typeof inject<"s3">>>;
@@ -83,7 +83,7 @@ describe("multipart creates of different bytes at one key (RGW)", () => {
   }, 60_000);
 
   it("6 rounds × 4 writers of different bytes: one winner each, and the stored bytes are the winner's", async () => {
-    const fx = await openFixture("s3");
+    const fx = await rgwHarness.open();
     try {
       const store = fx.store as S3Store;
       for (let round = 0; round < 6; round++) {

@@ -12,7 +12,7 @@ import { FsStore } from "../../src/store/fs.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type { ObjectStore } from "../../src/store/types.js";
 import { GatedStore } from "../helpers/gated-store.js";
-import { promoteSquares } from "./stac-overlap.js";
+import { promoteSquares } from "../helpers/squares.js";
 
 describe("stac runs that overlap or die", () => {
   let dir: string;

@@ -13,14 +13,14 @@ import { CountingStore } from "../../src/store/counting.js";
 import { predictsVersions } from "../../src/store/types.js";
 import { pointsTask, VERSIONS, writePoints } from "../helpers/points-task.js";
 import { snapshot } from "../helpers/snapshot.js";
-import { openFixture } from "../helpers/stores.js";
-import type { StoreFixture } from "../helpers/stores.js";
+import { azuriteHarness } from "../store/harness/azurite.js";
+import type { StoreFixture } from "../store/harness/index.js";
 
 describe("georefresh stac on Azurite", () => {
   let fx: StoreFixture;
   let dir: string;
   beforeAll(async () => {
-    fx = await openFixture("azure");
+    fx = await azuriteHarness.open();
     dir = mkdtempSync(join(tmpdir(), "georefresh-stac-az-"));
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { StoreError } from "../../src/store/errors.js";
 import type { StreamBody } from "../../src/store/types.js";
 import { compareKeys } from "../../src/store/keys.js";
 import { startFaultyProxy } from "../helpers/faulty-proxy.js";
-import { azureEnv } from "../helpers/stores.js";
+import { azureEnv } from "./harness/azurite.js";
 import { describeLostAnswers } from "./lost-answers.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { azureContainer } from "../helpers/stores.js";
+import { azureContainer } from "./harness/azurite.js";
 
 const code = (e: unknown) => `${(e as { statusCode?: number }).statusCode} ${(e as { code?: string }).code}`;
 

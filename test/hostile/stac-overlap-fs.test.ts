@@ -1,3 +1,0 @@
-import { describeStacOverlap } from "./stac-overlap.js";
-
-describeStacOverlap("fs");

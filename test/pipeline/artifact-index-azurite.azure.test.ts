@@ -1,3 +1,0 @@
-import { describeArtifactIndex } from "./artifact-index.js";
-
-describeArtifactIndex("azure");

@@ -1,4 +1,0 @@
-import { describeCrashPoints } from "./crash.js";
-
-describeCrashPoints("fs");
-describeCrashPoints("memory");

@@ -1,3 +1,0 @@
-import { describeCrashPoints } from "./crash.js";
-
-describeCrashPoints("s3", 3);

@@ -1,3 +1,0 @@
-import { describeGc } from "./gc.js";
-
-describeGc("azure");

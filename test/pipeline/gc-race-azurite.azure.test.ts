@@ -1,3 +1,0 @@
-import { describeGcRaces } from "./gc-race.js";
-
-describeGcRaces("azure");

@@ -1,4 +1,0 @@
-import { describeKills } from "./kill.js";
-
-// Trials 6–10 of 10, on a keyed dataset with change events (the first five: kill-azurite-1).
-describeKills("azure", 5, "trials 6–10", false, true);

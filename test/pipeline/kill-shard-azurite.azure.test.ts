@@ -1,3 +1,0 @@
-import { describeKillShard } from "./kill-shard.js";
-
-describeKillShard("azure");

@@ -1,3 +1,0 @@
-import { describeKnownManifests } from "./known-manifests.js";
-
-describeKnownManifests("azure");

@@ -1,3 +1,0 @@
-import { describeLargePartition } from "./large-partition.js";
-
-describeLargePartition("s3");

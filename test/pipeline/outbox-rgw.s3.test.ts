@@ -1,3 +1,0 @@
-import { describeOutbox } from "./outbox.js";
-
-describeOutbox("s3");

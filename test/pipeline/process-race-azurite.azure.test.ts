@@ -1,3 +1,0 @@
-import { describeProcessRaces } from "./process-race.js";
-
-describeProcessRaces("azure");

@@ -1,3 +1,0 @@
-import { describeRefresh } from "./refresh.js";
-
-describeRefresh("azure");

@@ -1,3 +1,0 @@
-import { describeSnapshotProof } from "./snapshot-proof.js";
-
-describeSnapshotProof("memory");

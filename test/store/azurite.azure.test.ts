@@ -1,3 +1,0 @@
-import { describeStoreConformance } from "./conformance.js";
-
-describeStoreConformance("azure");
