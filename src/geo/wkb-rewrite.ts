@@ -150,18 +150,21 @@ export function rewriteWkbColumn(
 /**
  * rewriteWkbColumn over the WKB columns of several batches, into one output buffer (no joined copy of the input
  * first). `done(i)` runs once batch i has been rewritten, so the caller can let its input go. Rows are numbered
- * across batches.
+ * across batches. With `shared`, the WKB, its offsets and the bboxes are written into shared memory, which the
+ * writer's encode workers then read in place instead of being sent copies (encode-groups.ts).
  */
 export function rewriteWkbBatches(
   batches: readonly { data: Uint8Array; offsets: Int32Array }[],
   transform: ((p: Position) => Position) | undefined,
   done: (i: number) => void,
+  shared = false,
 ): WkbColumn {
   const rows = batches.reduce((n, b) => n + b.offsets.length - 1, 0);
   const size = batches.reduce((n, b) => n + (b.offsets[b.offsets.length - 1] as number) - (b.offsets[0] as number), 0);
-  const out = new Uint8Array(size);
-  const outOffsets = new Int32Array(rows + 1);
-  const bboxes = new Float64Array(4 * rows);
+  const memory = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  const out = new Uint8Array(memory(size));
+  const outOffsets = new Int32Array(memory(4 * (rows + 1)));
+  const bboxes = new Float64Array(memory(32 * rows));
   const types = new Set<string>();
   let row = 0;
   let at = 0;

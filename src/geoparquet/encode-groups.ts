@@ -1,14 +1,16 @@
-import { Table, tableFromIPC, tableToIPC } from "apache-arrow";
+import { Binary, makeData, makeVector, Table, tableFromIPC, tableToIPC } from "apache-arrow";
+import type { Vector } from "apache-arrow";
 import { WorkerPool } from "../geo/worker-pool.js";
 import type { EncodeSettings } from "./encode.js";
-import { encodeGroup, groupSource } from "./row-group.js";
+import { encodeGroup } from "./row-group.js";
 import { zstdReady } from "./zstd-pages.js";
 import type { EncodedGroup, GroupSource } from "./row-group.js";
 
 /**
  * Encodes every row group of a sorted table, in order, handing each to `emit` as soon as it and all before it
  * are done: on this thread alone, or with encode workers beside it. Workers get the source once per write, in
- * shared memory (the columns as Arrow IPC, the order, the bboxes), then one group per job; this thread encodes a
+ * shared memory (the WKB and the bboxes as they are, when compute's output put them there already; the other
+ * columns as Arrow IPC; the order), then one group per job; this thread encodes a
  * group itself whenever every worker is busy. At most 2 × threads groups are encoded ahead of the one `emit`
  * waits for, so memory holds a few groups, never the file. The bytes are the same whichever thread made them.
  */
@@ -18,7 +20,12 @@ export interface EncodeJob {
   write: number;
   /** Writes in progress: a worker forgets decoded sources of any other. */
   live: number[];
+  /** Every column but the geometry, as an Arrow IPC stream. */
   table: SharedArrayBuffer;
+  /** The geometry column's WKB bytes and offsets, and its place among the columns. */
+  wkb: SharedArrayBuffer;
+  wkbOffsets: SharedArrayBuffer;
+  geometryAt: number;
   order: SharedArrayBuffer;
   bboxes: SharedArrayBuffer;
   /** The group to encode. */
@@ -43,7 +50,10 @@ function encodePool(threads: number): WorkerPool<EncodeJob, EncodeResult> {
   return pool;
 }
 
+/** The bytes in shared memory: their own buffer when it already is shared and they are all of it, else a copy. */
 function shared(bytes: ArrayBufferView): SharedArrayBuffer {
+  const own = bytes.buffer;
+  if (own instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === own.byteLength) return own;
   const sab = new SharedArrayBuffer(bytes.byteLength);
   new Uint8Array(sab).set(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   return sab;
@@ -75,10 +85,15 @@ export async function encodeGroups(
   const write = ++writes;
   live.add(write);
   try {
+    const geometryAt = src.columns.findIndex(([name]) => name === settings.geometryColumn);
+    const others = src.columns.filter((_, i) => i !== geometryAt);
     const base = {
       write,
       live: [...live],
-      table: shared(tableToIPC(new Table(Object.fromEntries(src.columns)), "stream")),
+      table: shared(tableToIPC(new Table(Object.fromEntries(others)), "stream")),
+      wkb: shared(src.wkb.data),
+      wkbOffsets: shared(src.wkb.offsets),
+      geometryAt,
       order: shared(order),
       bboxes: shared(src.bboxes),
       settings,
@@ -126,7 +141,13 @@ export function runEncodeJob(job: EncodeJob): EncodeResult {
   let src = decoded.get(job.write);
   if (!src) {
     const table = tableFromIPC(new Uint8Array(job.table));
-    src = groupSource(table, job.settings.geometryColumn, new Float64Array(job.bboxes));
+    const wkb = { data: new Uint8Array(job.wkb), offsets: new Int32Array(job.wkbOffsets) };
+    const geometry = makeVector(
+      makeData({ type: new Binary(), length: wkb.offsets.length - 1, valueOffsets: wkb.offsets, data: wkb.data }),
+    );
+    const columns = table.schema.fields.map((f) => [f.name, table.getChild(f.name) as Vector] as const);
+    columns.splice(job.geometryAt, 0, [job.settings.geometryColumn, geometry]);
+    src = { columns, wkb, bboxes: new Float64Array(job.bboxes) };
     decoded.set(job.write, src);
   }
   const group = encodeGroup(

@@ -1,6 +1,5 @@
 import { Field, Float32, makeData, makeVector, Struct, Table } from "apache-arrow";
 import type { Vector } from "apache-arrow";
-import { binaryColumn } from "./columns.js";
 import { encodeIpcGroup, groupIpc } from "./encode.js";
 import type { EncodeSettings } from "./encode.js";
 import { GroupStatsBuilder } from "./native.js";
@@ -29,11 +28,6 @@ export interface EncodedGroup {
   bytes: Uint8Array;
   /** With native statistics: the group's extent and types. */
   geo?: GroupGeoStats;
-}
-
-export function groupSource(table: Table, geometryColumn: string, bboxes: Float64Array): GroupSource {
-  const columns = table.schema.fields.map((f) => [f.name, table.getChild(f.name) as Vector] as const);
-  return { columns, wkb: binaryColumn(table.getChild(geometryColumn) as Vector, geometryColumn), bboxes };
 }
 
 const f32 = new Float32Array(1);

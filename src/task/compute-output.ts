@@ -202,10 +202,15 @@ export async function tableFromCompute(
         data: (d as Data).values as Uint8Array,
         offsets: ((d as Data).valueOffsets as Int32Array).subarray(0, (d as Data).length + 1),
       }));
-      wkb = rewriteWkbBatches(parts, transform, (i) => {
-        chunks[i] = undefined;
-        (parts as unknown[])[i] = undefined;
-      });
+      wkb = rewriteWkbBatches(
+        parts,
+        transform,
+        (i) => {
+          chunks[i] = undefined;
+          (parts as unknown[])[i] = undefined;
+        },
+        true,
+      );
     } else {
       const { data, offsets } = binaryColumn(makeVector(chunks as Data[]), GEOMETRY_COLUMN);
       wkb = rewriteWkbColumn(data, offsets, transform);
