@@ -6,6 +6,8 @@
  * `COPY … (FORMAT parquet, COMPRESSION zstd)` of the same rows (our WKB, input order), loaded from our artifact
  * untimed. Prints wall, peak RSS, artifact bytes and the ratios the issue targets (run ≤ 5× COPY, RSS ≤ 2×
  * (Arrow table + one row group), 10M/1M ≤ 11×, points ≤ 1.3× DuckDB's file, polygons ≤ 1.1×).
+ * It runs compiled to JavaScript (tsconfig.bench.json → .bench-build/), as the published CLI runs: under tsx the
+ * loader's own thread added ~50 MiB to every peak RSS and slowed the workers' start.
  * `--sizes 2M,200k-polygons` picks scenarios (issue 37's: 2M points ≤ 5× and ≤ 400 MB peak, 200k polygons ≤ 5×); `--max-memory 64MiB` passes a cap to the run; `--threads 1` runs everything on
  * the partition's own thread.
  */

@@ -79,19 +79,23 @@ function coordinateProblems(
 }
 
 /** Checks every row of a chunk: WKB decodes, coordinates finite, inside the CRS domain, OGC-valid per GEOS. */
+type GeosModule = {
+  _malloc(n: number): number;
+  _free(p: number): void;
+  HEAPU8: Uint8Array;
+  UTF8ToString(p: number): string;
+};
+
 export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIssue[]> {
-  const { geos, lastError } = await loadGeos();
-  const mod = geos.Module as unknown as {
-    _malloc(n: number): number;
-    _free(p: number): void;
-    HEAPU8: Uint8Array;
-    UTF8ToString(p: number): string;
-  };
   const issues: GeometryIssue[] = [];
   const inDomain = domainCheck(chunk.crs);
   const rows = chunk.offsets.length - 1;
+  // GEOS is loaded at the first geometry that needs it: a chunk of points never does.
+  let geos: Geos | undefined;
+  let lastError = { message: "" };
+  let mod: GeosModule | undefined;
   let cap = 1 << 16;
-  let buf = mod._malloc(cap);
+  let buf = 0;
   try {
     for (let i = 0; i < rows; i++) {
       const row = chunk.firstRow + i;
@@ -112,6 +116,11 @@ export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIss
       // A (multi)point that decodes with finite coordinates is OGC-valid: GEOS has nothing to say about it.
       const code = wkbBaseCode(bytes);
       if (code === 1 || code === 4) continue;
+      if (!geos || !mod) {
+        ({ geos, lastError } = await loadGeos());
+        mod = geos.Module as unknown as GeosModule;
+        buf = mod._malloc(cap);
+      }
       if (bytes.byteLength > cap) {
         mod._free(buf);
         cap = bytes.byteLength * 2;
@@ -132,7 +141,7 @@ export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIss
       if (reason !== "Valid Geometry") issues.push({ row, kind: "invalid", reason });
     }
   } finally {
-    mod._free(buf);
+    if (mod) mod._free(buf);
   }
   return issues;
 }

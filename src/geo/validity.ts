@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { validateChunk } from "./validity-core.js";
 import type { GeometryIssue, ValidationChunk } from "./validity-core.js";
 import type { Crs } from "./crs.js";
+import { wkbBaseCode } from "./wkb.js";
 import { WorkerPool } from "./worker-pool.js";
 
 export type { GeometryIssue } from "./validity-core.js";
@@ -16,6 +17,22 @@ export interface ValidateOptions {
 const WORKER_URL = new URL(`./validity-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
 
 type Offsets = Int32Array | BigInt64Array | ArrayLike<number>;
+
+/**
+ * Whether checking these rows is only a scan of their coordinates: (multi)points, which GEOS has nothing to say
+ * about, in a geographic CRS, which needs no reprojection for its domain check. Such a scan costs less on the
+ * calling thread than the copies a worker needs (2M points: the read-back 1.65 → 1.40 s).
+ */
+function coordinatesOnly(data: Uint8Array, offsets: Offsets, crs: Crs): boolean {
+  if (!crs.geographic) return false;
+  const rows = offsets.length - 1;
+  for (let i = 0; i < rows; i++) {
+    const at = Number(offsets[i]);
+    const code = wkbBaseCode(data.subarray(at, at + 5));
+    if (code !== 1 && code !== 4) return false;
+  }
+  return true;
+}
 
 /**
  * Checks every geometry of WKB columns (Arrow Binary layout): decodes, finite coordinates, inside the CRS
@@ -35,17 +52,19 @@ export class GeometryValidator {
   async validate(data: Uint8Array, offsets: Offsets, crs: Crs): Promise<GeometryIssue[]> {
     const rows = offsets.length - 1;
     const crsFacts = { id: crs.id, geographic: crs.geographic, proj4: crs.proj4, areaOfUse: crs.areaOfUse };
-    const chunk = (start: number): ValidationChunk => {
+    // A worker is sent a copy of its rows; this thread reads them in place.
+    const chunk = (start: number, copy = true): ValidationChunk => {
       const end = Math.min(rows, start + this.chunkRows);
       const base = Number(offsets[start]);
       const local = new Int32Array(end - start + 1);
       for (let i = start; i <= end; i++) local[i - start] = Number(offsets[i]) - base;
-      return { firstRow: start, data: data.slice(base, Number(offsets[end])), offsets: local, crs: crsFacts };
+      const rowsData = copy ? data.slice(base, Number(offsets[end])) : data.subarray(base, Number(offsets[end]));
+      return { firstRow: start, data: rowsData, offsets: local, crs: crsFacts };
     };
     const starts = Array.from({ length: Math.ceil(rows / this.chunkRows) }, (_, i) => i * this.chunkRows);
-    if (this.threads === 0 || starts.length <= 1) {
+    if (this.threads === 0 || starts.length <= 1 || coordinatesOnly(data, offsets, crs)) {
       const out: GeometryIssue[] = [];
-      for (const s of starts) out.push(...(await validateChunk(chunk(s))));
+      for (const s of starts) out.push(...(await validateChunk(chunk(s, false))));
       return out;
     }
     this.pool ??= new WorkerPool(WORKER_URL, Math.min(this.threads, 64));

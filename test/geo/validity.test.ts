@@ -35,6 +35,26 @@ describe("validateWkb: every geometry, GEOS semantics", () => {
     expect(issues.every((i) => /Self-intersection/.test(i.reason))).toBe(true);
   });
 
+  it("points alone are checked on the calling thread, with the same verdicts; a polygon among them still meets GEOS", async () => {
+    const point = (x: number, y: number) => ({ type: "Point", coordinates: [x, y] });
+    const points = Array.from({ length: 3000 }, (_, i) =>
+      i === 1234 ? point(200, 10) : i === 2345 ? point(Number.NaN, 1) : point(-100 + i / 100, 40),
+    );
+    const col = encodeWkbColumn(points as never);
+    const onThreads = await validateWkb(col.data, col.offsets, CRS84, { threads: 2, chunkRows: 256 });
+    const here = await validateWkb(col.data, col.offsets, CRS84, { threads: 0 });
+    expect(onThreads).toEqual(here);
+    expect(onThreads.map((i) => [i.row, i.kind])).toEqual([
+      [1234, "domain"],
+      [2345, "non-finite"],
+    ]);
+    // A chunk that starts with points and then holds an invalid polygon loads GEOS when it gets there.
+    const mixed = encodeWkbColumn([...points.slice(0, 600), INVALID[0]?.geometry] as never);
+    const found = await validateWkb(mixed.data, mixed.offsets, CRS84, { threads: 0, chunkRows: 1024 });
+    expect(found.map((i) => i.row)).toEqual([600]);
+    expect(found[0]?.reason).toMatch(/Self-intersection/);
+  });
+
   it("checks a projected CRS against its area of use", async () => {
     const utm10 = crsFromCode("EPSG:32610");
     const col = encodeWkbColumn([
