@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { loadScheme } from "../store/backends.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey } from "../manifest/layout.js";
 import type { KnownManifest } from "../manifest/checks.js";
@@ -172,6 +173,8 @@ export async function runJob(job: RefreshJob, hooks: JobHooks): Promise<Backfill
     );
   };
   const proof = job.run.snapshots ? await provenCurrents(store, job.dataset) : undefined;
+  // Whether workers can open the store is asked of its scheme: load it, as a library caller may not have.
+  await loadScheme(job.store);
   const runner = runnerFor({
     job,
     store,

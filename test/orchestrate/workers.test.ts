@@ -2,6 +2,7 @@
  * Whole partitions on worker threads or worker processes: the same artifacts as on the calling thread, from a task
  * loaded by reference; a worker process that dies fails only its partition.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,36 @@ describe("backfill on worker threads", () => {
     const again = await backfill({ ...common, store: threaded, workers: 2, taskRef, storeUrl: threaded.root });
     expect(again.counts.unchanged).toBe(8);
   }, 60_000);
+
+  it("from a process that imported backfill alone, where no store scheme had registered itself", () => {
+    // bench:pipeline did this and got "unsupported store URL scheme '://'": backfill asked the scheme registry
+    // whether workers could open the store before anything had loaded the store's backend.
+    writePoints(join(dir, "points-lone.json"), 60);
+    const src = (path: string) =>
+      JSON.stringify(pathToFileURL(new URL(`../../src/${path}`, import.meta.url).pathname).href);
+    const helper = pathToFileURL(new URL("../helpers/points-task.ts", import.meta.url).pathname).href;
+    const module = join(dir, "task-lone.mjs");
+    writeFileSync(
+      module,
+      `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points-lone.json"))});\n`,
+    );
+    const script = join(dir, "lone.mts");
+    writeFileSync(
+      script,
+      [
+        `import { backfill } from ${src("orchestrate/backfill.ts")};`,
+        `import { FsStore } from ${src("store/fs.ts")};`,
+        `import { loadTask } from ${src("task/task-ref.ts")};`,
+        `const taskRef = { module: ${JSON.stringify(pathToFileURL(module).href)}, export: "default" };`,
+        `const store = new FsStore(${JSON.stringify(join(dir, "lone"))});`,
+        `const r = await backfill({ store, dataset: "w", task: await loadTask(taskRef), taskRef, versions: ${JSON.stringify(VERSIONS)},`,
+        `  from: "2026-01-01", to: "2026-01-04", workers: 2, storeUrl: store.root });`,
+        `console.log(JSON.stringify(r.counts));`,
+      ].join("\n"),
+    );
+    const out = execFileSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 60_000 });
+    expect(JSON.parse(out.trim().split("\n").pop() as string)).toMatchObject({ promoted: 8, failed: 0 });
+  }, 90_000);
 
   it("on worker processes: the same bytes, and a task that kills its process fails that partition alone", async () => {
     writePoints(join(dir, "points-p.json"), 60);
