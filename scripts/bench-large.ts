@@ -1,19 +1,20 @@
 /**
  * npm run bench:large — one large partition, end to end: `refreshPartition` (compute through promote) of a task
  * that yields Arrow batches of random points (1M, 2M, 4M, 10M) or small polygons (200k, 1M), on the filesystem store, each
- * in its own process so that its peak RSS (VmHWM) is its own, set up as `georefresh run` is (validation and
- * row-group encoding on one thread per core). Beside each, in the same run: DuckDB's 1-thread
+ * in its own process so that its peak RSS (VmHWM) is its own, set up as `georefresh run` of one partition is:
+ * everything on the partition's thread (cli/commands/run.ts: "none for one partition"); `--threads N` sets
+ * validation and row-group encoding on N threads, as `run --threads N` does. Beside each, in the same run: DuckDB's 1-thread
  * `COPY … (FORMAT parquet, COMPRESSION zstd)` of the same rows (our WKB, input order), loaded from our artifact
  * untimed. Prints wall, peak RSS, artifact bytes and the ratios the issue targets (run ≤ 5× COPY, RSS ≤ 2×
  * (Arrow table + one row group), 10M/1M ≤ 11×, points ≤ 1.3× DuckDB's file, polygons ≤ 1.1×).
  * It runs compiled to JavaScript (tsconfig.bench.json → .bench-build/), as the published CLI runs: under tsx the
  * loader's own thread added ~50 MiB to every peak RSS and slowed the workers' start.
- * `--sizes 2M,200k-polygons` picks scenarios (issue 37's: 2M points ≤ 5× and ≤ 400 MB peak, 200k polygons ≤ 5×); `--max-memory 64MiB` passes a cap to the run; `--threads 1` runs everything on
- * the partition's own thread.
+ * `--sizes 2M,200k-polygons` picks scenarios (issue 37's: 2M points ≤ 5× and ≤ 400 MB peak, 200k polygons ≤ 5×);
+ * `--max-memory 64MiB` passes a cap to the run.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -57,8 +58,8 @@ async function child(
   const store = new FsStore(dir);
   const base = kib("VmRSS");
   const t0 = performance.now();
-  // As `georefresh run` sets it up: validation and row-group encoding on one thread per core (--threads N).
-  const n = threads ? Number(threads) : availableParallelism();
+  // As `georefresh run` of one partition: no helper threads unless --threads asks (then N for each, as run does).
+  const n = threads ? Number(threads) : 0;
   const validator = new GeometryValidator({ threads: n <= 1 ? 0 : n });
   const result = await refreshPartition({
     store,
