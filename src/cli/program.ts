@@ -9,7 +9,7 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
 /** `--help` marks the options a command cannot run without (commander lists them like any other). */
 function markRequired(command: Command): void {
   for (const option of command.options)
-    if (option.mandatory && !option.description.endsWith("(required)"))
+    if (option.mandatory && !option.description.includes("(required)"))
       option.description = `${option.description} (required)`;
   for (const sub of command.commands) markRequired(sub);
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/cli/commands.js";
 import { runCliHere as runCli } from "../helpers/cli.js";
 
 describe("usage errors exit 2 with a clear message", () => {
@@ -137,4 +138,23 @@ describe("usage errors exit 2 with a clear message", () => {
       expect(r.code).toBe(2);
     }, 30_000);
   }
+});
+
+describe("--help", () => {
+  it("marks each option a command cannot run without as (required), once", async () => {
+    const doubled: string[] = [];
+    let marked = 0;
+    for (const name of Object.keys(COMMANDS)) {
+      const { stdout, code } = await runCli([name, "--help"]);
+      expect(code, name).toBe(0);
+      // One entry per option: its line and the wrapped lines under it.
+      for (const entry of stdout.split(/\n(?= {2}-)/)) {
+        const n = entry.split("(required)").length - 1;
+        marked += n;
+        if (n > 1) doubled.push(`${name}: ${entry.trim().split(/\s+/)[0]}`);
+      }
+    }
+    expect(doubled).toEqual([]);
+    expect(marked).toBeGreaterThanOrEqual(10); // sink --to, run --dataset/--region/--date, backfill --to, …
+  });
 });

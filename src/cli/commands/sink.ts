@@ -21,7 +21,7 @@ export function registerSink(program: Command): void {
     .argument("<dataset>")
     .requiredOption(
       "--to <url>",
-      "(required) a GeoPackage path (out/parcels.gpkg; made when missing), or postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass; PG* variables fill what the URL leaves out)",
+      "a GeoPackage path (out/parcels.gpkg; made when missing), or postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass; PG* variables fill what the URL leaves out)",
     )
     .option(
       "--snapshot <id>",
