@@ -117,6 +117,27 @@ describe("architecture", () => {
     expect(crossing.filter((f) => !readme.includes(`\`${f}/\``))).toEqual([]);
   });
 
+  it("every package src/ imports is a declared dependency, not one that happens to be installed", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const undeclared = new Set<string>();
+    for (const f of modules) {
+      const text = readFileSync(f, "utf8");
+      // Type-only imports are erased before anything runs (their @types come with the devDependencies).
+      const specs = [
+        ...text.matchAll(/^\s*(?:import|export)\s(?!type\s)[^"';]*?from\s*"([^"]+)"/gm),
+        ...text.matchAll(/import\(\s*"([^"]+)"\s*\)/g),
+      ].map((m) => m[1] as string);
+      for (const spec of specs) {
+        if (spec.startsWith(".") || spec.startsWith("node:")) continue;
+        const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] as string);
+        if (!Object.hasOwn(pkg.dependencies, name)) undeclared.add(`${name} (${relative(ROOT, f)})`);
+      }
+    }
+    expect([...undeclared]).toEqual([]);
+  });
+
   it("no store scheme is parsed outside store/", () => {
     const found = modules
       .filter((f) => roomOf(f) !== "store")
