@@ -138,6 +138,14 @@ describe("architecture", () => {
     expect([...undeclared]).toEqual([]);
   });
 
+  it("one route to an exit code: commands return theirs, and only cli/main.ts hands it to the process", () => {
+    const writers = modules
+      .filter((f) => f.includes(`${join("src", "cli")}/`))
+      .filter((f) => /process\.exitCode\s*=/.test(readFileSync(f, "utf8")))
+      .map((f) => relative(ROOT, f));
+    expect(writers).toEqual([join("src", "cli", "main.ts")]);
+  });
+
   it("no store scheme is parsed outside store/", () => {
     const found = modules
       .filter((f) => roomOf(f) !== "store")

@@ -2,7 +2,6 @@ import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 import { OUTCOMES } from "../protocol/refresh-types.js";
 import type { Outcome } from "../protocol/refresh-types.js";
-import { StoreError } from "../store/errors.js";
 
 /** Exit codes of every georefresh command, by name. */
 export const EXIT = {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { takeExitCode } from "./action.js";
 import { COMMANDS } from "./commands.js";
 import type { CommandName } from "./commands.js";
 import { EXIT, exitCodesHelp } from "./exit-codes.js";
@@ -40,16 +41,13 @@ export async function runCommandLine(args: readonly string[]): Promise<number> {
   else for (const [name, { description }] of Object.entries(COMMANDS)) program.command(name).description(description);
   for (const command of program.commands) markRequired(command);
 
-  const before = process.exitCode;
-  process.exitCode = undefined;
+  takeExitCode(); // nothing left from an earlier run in this process (the tests run many)
   try {
     await program.parseAsync([...args], { from: "user" });
-    return Number(process.exitCode ?? EXIT.ok);
+    return takeExitCode();
   } catch (error) {
     // --help and --version end here with code 0; anything else is a usage error.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     throw error;
-  } finally {
-    process.exitCode = before;
   }
 }

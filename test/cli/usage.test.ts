@@ -92,6 +92,12 @@ describe("usage errors exit 2 with a clear message", () => {
       /--from 2026-02-30 is not a calendar date YYYY-MM-DD/,
     ],
     [
+      // It exited 5 ("the task failed") before: every usage error of verify was taken for its scratch run failing.
+      "verify of a dataset nobody defined",
+      ["verify", "no-such-dataset", "--region", "RI", "--date", "2026-01-01", "--store", "x"],
+      /no-such-dataset/,
+    ],
+    [
       "a key with a '..' segment",
       ["show", "us-counties", "--region", "x/../../y", "--date", "2026-01-01", "--store", "x"],
       /invalid key .*no '\.' or '\.\.' segments/,

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Option } from "commander";
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { parseBbox } from "../../geo/bbox.js";
 import { parseInstant } from "../../calendar/calendar.js";
@@ -24,7 +25,7 @@ import type { Manifest } from "../../manifest/types.js";
 import { manifestPrefix, NAME, nameShown } from "../../manifest/layout.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
-import { err, out, printJson, reportError } from "../output.js";
+import { err, out, printJson } from "../output.js";
 
 type Opts = Omit<CommonOptions, "config"> & {
   /** Optional here: --store alone reads without a config file. */
@@ -113,42 +114,38 @@ function which(opts: Opts): Which {
 export async function withDataset(
   name: string,
   opts: Opts,
-  body: (ds: ReturnType<typeof openDataset>) => Promise<void>,
-): Promise<void> {
+  body: (ds: ReturnType<typeof openDataset>) => Promise<number | void>,
+): Promise<number> {
+  if (opts.latest) err("georefresh: --latest is deprecated: use --latest-date (each region's latest logical date)\n");
+  opts.latest = Boolean(opts.latest || opts.latestDate);
+  const { store, config } = await openReading(opts);
+  await loadScheme(store);
+  const ds = openDataset(store, name);
   try {
-    if (opts.latest) err("georefresh: --latest is deprecated: use --latest-date (each region's latest logical date)\n");
-    opts.latest = Boolean(opts.latest || opts.latestDate);
-    const { store, config } = await openReading(opts);
-    await loadScheme(store);
-    const ds = openDataset(store, name);
-    try {
-      // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
-      // config does not name may still be read when the store holds it (an analyst's own config, or none).
-      const stored = NAME.test(name) && (await hasManifests(ds));
-      if (config && Object.hasOwn(config.broken, name) && !stored) throw config.broken[name] as Error;
-      // A region that cannot name a key says so first (the more precise mistake).
-      if (opts.region !== undefined) validatePrefix(manifestPrefix(name, opts.region as string));
-      if (config && !Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
-      // A store directory that is not there is a mistyped --store (or no backfill yet), never an empty answer.
-      const local = schemeOf(store) === undefined || schemeOf(store) === "file";
-      if (!stored && local && !existsSync(localPathOf(store)))
-        throw new UsageError(
-          `the store ${localPathOf(store)} does not exist: check --store${config ? ` (or the config's "store")` : ""}, or run georefresh backfill --dataset ${name} into it first`,
-        );
-      if (!config && !stored)
-        throw new UsageError(
-          `${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${nameShown(name)}; check the dataset's name and --store`,
-        );
-      if (!stored)
-        err(
-          `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
-        );
-      await body(ds);
-    } finally {
-      await ds.store.close();
-    }
-  } catch (error) {
-    process.exitCode = reportError(error, Boolean(opts.json));
+    // One answer everywhere for a name that is nowhere: exit 2, naming it and the known ones. A dataset the
+    // config does not name may still be read when the store holds it (an analyst's own config, or none).
+    const stored = NAME.test(name) && (await hasManifests(ds));
+    if (config && Object.hasOwn(config.broken, name) && !stored) throw config.broken[name] as Error;
+    // A region that cannot name a key says so first (the more precise mistake).
+    if (opts.region !== undefined) validatePrefix(manifestPrefix(name, opts.region as string));
+    if (config && !Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
+    // A store directory that is not there is a mistyped --store (or no backfill yet), never an empty answer.
+    const local = schemeOf(store) === undefined || schemeOf(store) === "file";
+    if (!stored && local && !existsSync(localPathOf(store)))
+      throw new UsageError(
+        `the store ${localPathOf(store)} does not exist: check --store${config ? ` (or the config's "store")` : ""}, or run georefresh backfill --dataset ${name} into it first`,
+      );
+    if (!config && !stored)
+      throw new UsageError(
+        `${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${nameShown(name)}; check the dataset's name and --store`,
+      );
+    if (!stored)
+      err(
+        `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
+      );
+    return (await body(ds)) ?? EXIT.ok;
+  } finally {
+    await ds.store.close();
   }
 }
 
@@ -158,9 +155,9 @@ async function hasManifests(ds: Dataset): Promise<boolean> {
 }
 
 /** Manifests that could not be read are named on stderr after the rest of the answer; the command then exits 1. */
-function reportProblems(problems: readonly { key: string; message: string }[]): void {
+function reportProblems(problems: readonly { key: string; message: string }[]): number {
   for (const p of problems) err(`georefresh: skipped ${p.key}: ${p.message}\n`);
-  if (problems.length) process.exitCode = EXIT.failed;
+  return problems.length ? EXIT.failed : EXIT.ok;
 }
 
 export const common = (cmd: Command) =>
@@ -170,64 +167,66 @@ export const common = (cmd: Command) =>
     .option("--json", "machine-readable output");
 
 export function registerAnalyst(program: Command): void {
-  common(program.command("ls").description(DESCRIPTIONS.ls).argument("<dataset>")).action((name: string, opts: Opts) =>
-    withDataset(name, opts, async (ds) => {
-      const scanned = await ds.scan();
-      const parts = scanned.partitions.sort((a, b) =>
-        a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
-      );
-      // The last refused run of a partition, while its manifest still holds what it held then (issue 27 item 5).
-      const refusals = await refusalsOf(ds.store, ds.name);
-      const refusedOf = (region: string, date: string, m: Manifest | undefined) => {
-        const r = refusals.get(`${region}/${date}`);
-        refusals.delete(`${region}/${date}`);
-        return r && stillRefused(r, m) ? { at: r.at, key: r.key, run_id: r.run_id, message: r.message } : null;
-      };
-      const rows = parts.map((p) => {
-        const since = bytesSince(p.manifest);
-        return {
-          region: p.region,
-          date: p.date,
-          // rekeyed: current, with the same bytes as the version before it under a new key (no row changed).
-          status: p.manifest.retired ? "retired" : since ? (since.rekeyed ? "rekeyed" : "current") : "empty",
-          rows: p.manifest.current?.rows ?? 0,
-          key: p.manifest.current?.key ?? null,
-          promoted_at: p.manifest.current?.promoted_at ?? null,
-          changed_at: since?.changedAt ?? null,
-          changes: p.manifest.current?.changes?.counts ?? null,
-          refused: refusedOf(p.region, p.date, p.manifest),
+  common(program.command("ls").description(DESCRIPTIONS.ls).argument("<dataset>")).action(
+    action((name: string, opts: Opts) =>
+      withDataset(name, opts, async (ds) => {
+        const scanned = await ds.scan();
+        const parts = scanned.partitions.sort((a, b) =>
+          a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1,
+        );
+        // The last refused run of a partition, while its manifest still holds what it held then (issue 27 item 5).
+        const refusals = await refusalsOf(ds.store, ds.name);
+        const refusedOf = (region: string, date: string, m: Manifest | undefined) => {
+          const r = refusals.get(`${region}/${date}`);
+          refusals.delete(`${region}/${date}`);
+          return r && stillRefused(r, m) ? { at: r.at, key: r.key, run_id: r.run_id, message: r.message } : null;
         };
-      });
-      // Partitions refused before any version was promoted have no manifest: listed from their refusal alone.
-      for (const r of refusals.values())
-        rows.push({
-          region: r.region,
-          date: r.logical_date,
-          status: "empty",
-          rows: 0,
-          key: null,
-          promoted_at: null,
-          changed_at: null,
-          changes: null,
-          refused: refusedOf(r.region, r.logical_date, undefined),
+        const rows = parts.map((p) => {
+          const since = bytesSince(p.manifest);
+          return {
+            region: p.region,
+            date: p.date,
+            // rekeyed: current, with the same bytes as the version before it under a new key (no row changed).
+            status: p.manifest.retired ? "retired" : since ? (since.rekeyed ? "rekeyed" : "current") : "empty",
+            rows: p.manifest.current?.rows ?? 0,
+            key: p.manifest.current?.key ?? null,
+            promoted_at: p.manifest.current?.promoted_at ?? null,
+            changed_at: since?.changedAt ?? null,
+            changes: p.manifest.current?.changes?.counts ?? null,
+            refused: refusedOf(p.region, p.date, p.manifest),
+          };
         });
-      rows.sort((a, b) => (a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1));
-      if (opts.json) printJson(rows);
-      else {
-        // A header, so that 29 reads as rows (issue 27 item 8); --json is the form for scripts. changed_at is
-        // when the bytes last changed: a rekey moves promoted_at, not the data.
-        if (rows.length) out("region\tdate\tstatus\trows\tkey\tchanged_at\n");
-        for (const r of rows)
-          out(
-            `${r.region}\t${r.date}\t${r.status}${r.refused ? ", refused" : ""}\t${r.rows}\t${r.key ?? "-"}\t${r.changed_at ?? "-"}\n`,
-          );
-        for (const r of rows.filter((x) => x.refused))
-          err(
-            `georefresh: ${r.region} ${r.date}: the last run (${r.refused?.at}) was refused, so ${r.key ? "the version above is still current" : "nothing is published"}: ${r.refused?.message}\n`,
-          );
-      }
-      reportProblems(scanned.problems);
-    }),
+        // Partitions refused before any version was promoted have no manifest: listed from their refusal alone.
+        for (const r of refusals.values())
+          rows.push({
+            region: r.region,
+            date: r.logical_date,
+            status: "empty",
+            rows: 0,
+            key: null,
+            promoted_at: null,
+            changed_at: null,
+            changes: null,
+            refused: refusedOf(r.region, r.logical_date, undefined),
+          });
+        rows.sort((a, b) => (a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1));
+        if (opts.json) printJson(rows);
+        else {
+          // A header, so that 29 reads as rows (issue 27 item 8); --json is the form for scripts. changed_at is
+          // when the bytes last changed: a rekey moves promoted_at, not the data.
+          if (rows.length) out("region\tdate\tstatus\trows\tkey\tchanged_at\n");
+          for (const r of rows)
+            out(
+              `${r.region}\t${r.date}\t${r.status}${r.refused ? ", refused" : ""}\t${r.rows}\t${r.key ?? "-"}\t${r.changed_at ?? "-"}\n`,
+            );
+          for (const r of rows.filter((x) => x.refused))
+            err(
+              `georefresh: ${r.region} ${r.date}: the last run (${r.refused?.at}) was refused, so ${r.key ? "the version above is still current" : "nothing is published"}: ${r.refused?.message}\n`,
+            );
+        }
+        return reportProblems(scanned.problems);
+      }),
+    ),
   );
 
   viewOptions(
@@ -242,29 +241,31 @@ export function registerAnalyst(program: Command): void {
       ),
       "the region's latest logical date",
     ).option("--history", "include earlier versions (the current manifest only)"),
-  ).action((name: string, opts: Opts) =>
-    withDataset(name, opts, async (ds) => {
-      if (opts.snapshot || opts.asOf) {
-        const view = await viewOf(ds, opts);
-        const p = view.find(opts.region as string, which(opts));
-        printJson({ dataset: name, view: view.source, region: p.region, logical_date: p.date, entry: p.entry });
-        return;
-      }
-      const m = await ds.manifest(opts.region as string, which(opts));
-      const history = opts.history ? m.history : `${m.history.length} earlier versions (--history to show)`;
-      const r = await refusalOf(ds.store, {
-        dataset: name,
-        region: m.partition.region,
-        date: m.partition.logical_date,
-      });
-      const refused =
-        r && stillRefused(r, m) ? { at: r.at, key: r.key, run_id: r.run_id, message: r.message } : undefined;
-      printJson({ ...m, history, ...(refused ? { last_refusal: refused } : {}) });
-      if (refused)
-        err(
-          `georefresh: the last run (${refused.at}) was refused, so the version above is still current: ${refused.message}\n`,
-        );
-    }),
+  ).action(
+    action((name: string, opts: Opts) =>
+      withDataset(name, opts, async (ds) => {
+        if (opts.snapshot || opts.asOf) {
+          const view = await viewOf(ds, opts);
+          const p = view.find(opts.region as string, which(opts));
+          printJson({ dataset: name, view: view.source, region: p.region, logical_date: p.date, entry: p.entry });
+          return;
+        }
+        const m = await ds.manifest(opts.region as string, which(opts));
+        const history = opts.history ? m.history : `${m.history.length} earlier versions (--history to show)`;
+        const r = await refusalOf(ds.store, {
+          dataset: name,
+          region: m.partition.region,
+          date: m.partition.logical_date,
+        });
+        const refused =
+          r && stillRefused(r, m) ? { at: r.at, key: r.key, run_id: r.run_id, message: r.message } : undefined;
+        printJson({ ...m, history, ...(refused ? { last_refusal: refused } : {}) });
+        if (refused)
+          err(
+            `georefresh: the last run (${refused.at}) was refused, so the version above is still current: ${refused.message}\n`,
+          );
+      }),
+    ),
   );
 
   selectionOptions(
@@ -274,18 +275,20 @@ export function registerAnalyst(program: Command): void {
         "only the latest logical date of each region",
       ),
     ),
-  ).action((name: string, opts: Opts) =>
-    withDataset(name, opts, async (ds) => {
-      const sel = { ...selectionOf(opts), latest: Boolean(opts.latest) };
-      const view = await viewOf(ds, opts);
-      const urls = view.urls(sel);
-      if (opts.json) printJson(urls);
-      else out(urls.map((u) => `${u}\n`).join(""));
-      // An empty answer is said, not left for the reader to wonder about (issue 27 item 7).
-      if (!urls.length && (opts.bbox || opts.from || opts.to || opts.asOf))
-        err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
-      reportProblems(view.problems);
-    }),
+  ).action(
+    action((name: string, opts: Opts) =>
+      withDataset(name, opts, async (ds) => {
+        const sel = { ...selectionOf(opts), latest: Boolean(opts.latest) };
+        const view = await viewOf(ds, opts);
+        const urls = view.urls(sel);
+        if (opts.json) printJson(urls);
+        else out(urls.map((u) => `${u}\n`).join(""));
+        // An empty answer is said, not left for the reader to wonder about (issue 27 item 7).
+        if (!urls.length && (opts.bbox || opts.from || opts.to || opts.asOf))
+          err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
+        return reportProblems(view.problems);
+      }),
+    ),
   );
 
   selectionOptions(
@@ -308,70 +311,72 @@ export function registerAnalyst(program: Command): void {
         "the latest logical date (of each region, with a selection)",
       ),
     ),
-  ).action((name: string, opts: Opts) =>
-    withDataset(name, opts, async (ds) => {
-      const format = opts.format ?? "geojson";
-      if (!["geojson", "ndjson", "parquet"].includes(format))
-        throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
-      if (format === "parquet" && !opts.out && process.stdout.isTTY)
-        throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
-      const sel = selectionOf(opts);
-      const many = sel !== undefined && !opts.date;
-      if (!many && !opts.region)
-        throw new UsageError("give --region with --date or --latest-date, or select with --bbox/--from/--to");
-      if (sel?.bbox && format === "parquet")
-        throw new UsageError(
-          "--bbox picks rows; --format parquet writes a partition's file as it is: drop --bbox, or read --format geojson/ndjson (or give `urls` the selection and read with DuckDB)",
-        );
-      if (many && format === "parquet")
-        throw new UsageError(
-          "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
-        );
-      let payload: Uint8Array | string = "";
-      const tables: { table: Table; crs: string; from?: { region: string; date: string } }[] = [];
-      if (!many && !opts.snapshot && !opts.asOf) {
-        // One partition of the current view: straight through its manifest, whose own errors then speak.
-        const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
-        if (format === "parquet") payload = bytes;
-        else
-          tables.push({
-            table: (
-              await (await import("../../geoparquet/read.js")).readGeoParquet(bytes, ds.store.locate(entry.artifact))
-            ).table,
-            crs: entry.crs,
-          });
-      } else {
-        const view = await viewOf(ds, opts);
-        const parts = many
-          ? view.select({ ...sel, region: opts.region, latest: Boolean(opts.latest) })
-          : [view.find(opts.region as string, which(opts))];
-        if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
-        // Rows of many partitions say which partition they came from.
-        else
-          for (const p of parts)
-            tables.push({ table: await view.read(p), crs: p.entry.crs, ...(many ? { from: p } : {}) });
-        if (many && !parts.length) err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
-      }
-      if (format !== "parquet") {
-        // GeoJSON is lon/lat (RFC 7946): a dataset stored in a projected CRS is reprojected on the way out.
-        // --bbox picks the rows that meet the box, not just the partitions (GeoPandas' read_parquet(bbox=)).
-        const features = tables.flatMap(({ table, crs, from }) =>
-          featuresOf(
-            table,
-            from && { region: from.region, date: from.date },
-            crsFromCode(crs),
-            sel?.bbox ? rowsInBbox(table, crs, sel.bbox) : undefined,
-          ),
-        );
-        payload =
-          format === "ndjson"
-            ? features.map(featureText).join("\n") + (features.length ? "\n" : "")
-            : `${featureCollectionText(features)}\n`;
-      }
-      // The data as it is (never redacted: it is the user's data, not a message).
-      if (opts.out) await writeFile(opts.out, payload);
-      else process.stdout.write(payload);
-    }),
+  ).action(
+    action((name: string, opts: Opts) =>
+      withDataset(name, opts, async (ds) => {
+        const format = opts.format ?? "geojson";
+        if (!["geojson", "ndjson", "parquet"].includes(format))
+          throw new UsageError(`--format ${format}: use geojson, ndjson or parquet`);
+        if (format === "parquet" && !opts.out && process.stdout.isTTY)
+          throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
+        const sel = selectionOf(opts);
+        const many = sel !== undefined && !opts.date;
+        if (!many && !opts.region)
+          throw new UsageError("give --region with --date or --latest-date, or select with --bbox/--from/--to");
+        if (sel?.bbox && format === "parquet")
+          throw new UsageError(
+            "--bbox picks rows; --format parquet writes a partition's file as it is: drop --bbox, or read --format geojson/ndjson (or give `urls` the selection and read with DuckDB)",
+          );
+        if (many && format === "parquet")
+          throw new UsageError(
+            "--format parquet reads one partition: for many, give `urls` the same selection and read them with DuckDB",
+          );
+        let payload: Uint8Array | string = "";
+        const tables: { table: Table; crs: string; from?: { region: string; date: string } }[] = [];
+        if (!many && !opts.snapshot && !opts.asOf) {
+          // One partition of the current view: straight through its manifest, whose own errors then speak.
+          const { entry, bytes } = await ds.bytes(opts.region as string, which(opts));
+          if (format === "parquet") payload = bytes;
+          else
+            tables.push({
+              table: (
+                await (await import("../../geoparquet/read.js")).readGeoParquet(bytes, ds.store.locate(entry.artifact))
+              ).table,
+              crs: entry.crs,
+            });
+        } else {
+          const view = await viewOf(ds, opts);
+          const parts = many
+            ? view.select({ ...sel, region: opts.region, latest: Boolean(opts.latest) })
+            : [view.find(opts.region as string, which(opts))];
+          if (format === "parquet") payload = await view.bytes(parts[0] as ViewPartition);
+          // Rows of many partitions say which partition they came from.
+          else
+            for (const p of parts)
+              tables.push({ table: await view.read(p), crs: p.entry.crs, ...(many ? { from: p } : {}) });
+          if (many && !parts.length) err(`georefresh: no partition of ${name} matches ${selectionShown(opts)}\n`);
+        }
+        if (format !== "parquet") {
+          // GeoJSON is lon/lat (RFC 7946): a dataset stored in a projected CRS is reprojected on the way out.
+          // --bbox picks the rows that meet the box, not just the partitions (GeoPandas' read_parquet(bbox=)).
+          const features = tables.flatMap(({ table, crs, from }) =>
+            featuresOf(
+              table,
+              from && { region: from.region, date: from.date },
+              crsFromCode(crs),
+              sel?.bbox ? rowsInBbox(table, crs, sel.bbox) : undefined,
+            ),
+          );
+          payload =
+            format === "ndjson"
+              ? features.map(featureText).join("\n") + (features.length ? "\n" : "")
+              : `${featureCollectionText(features)}\n`;
+        }
+        // The data as it is (never redacted: it is the user's data, not a message).
+        if (opts.out) await writeFile(opts.out, payload);
+        else process.stdout.write(payload);
+      }),
+    ),
   );
 }
 

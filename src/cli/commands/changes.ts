@@ -4,10 +4,11 @@ import { encodeChangelog } from "../../changes/changelog.js";
 import { decodeWkb } from "../../geo/wkb.js";
 import { changeJson } from "../../views/changes-view.js";
 import type { ChangeRange, ChangeSet } from "../../views/changes-view.js";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { out, printJson } from "../output.js";
+import { out } from "../output.js";
 import { common, withDataset } from "./analyst.js";
 
 type Opts = CommonOptions & {
@@ -56,21 +57,23 @@ the before one for removals. docs/changes.md has the details.
 
   georefresh changes parcels --region weld --from 2026-03-01 --to 2026-03-02 --json`,
       ),
-  ).action((name: string, opts: Opts) =>
-    withDataset(name, opts, async (ds) => {
-      const format = opts.json ? "json" : (opts.format ?? "text");
-      if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use ${FORMATS.join(", ")}`);
-      if (format === "parquet" && !opts.out && process.stdout.isTTY)
-        throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
-      const range = rangeOf(opts);
-      const set = await ds.changes(opts.region as string, range, {
-        geometry: format === "geojson" || format === "ndjson",
-      });
-      const payload = await render(set, format);
-      if (opts.out) await writeFile(opts.out, payload);
-      else if (typeof payload === "string") out(payload);
-      else process.stdout.write(payload);
-    }),
+  ).action(
+    action((name: string, opts: Opts) =>
+      withDataset(name, opts, async (ds) => {
+        const format = opts.json ? "json" : (opts.format ?? "text");
+        if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use ${FORMATS.join(", ")}`);
+        if (format === "parquet" && !opts.out && process.stdout.isTTY)
+          throw new UsageError("refusing to write Parquet to a terminal: give --out FILE");
+        const range = rangeOf(opts);
+        const set = await ds.changes(opts.region as string, range, {
+          geometry: format === "geojson" || format === "ndjson",
+        });
+        const payload = await render(set, format);
+        if (opts.out) await writeFile(opts.out, payload);
+        else if (typeof payload === "string") out(payload);
+        else process.stdout.write(payload);
+      }),
+    ),
   );
 }
 

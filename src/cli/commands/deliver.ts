@@ -1,11 +1,12 @@
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { deliverOutbox } from "../../outbox/deliver.js";
 import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
-import { err, out, printJson, reportError } from "../output.js";
+import { err, out, printJson } from "../output.js";
 
 export function registerDeliver(program: Command): void {
   program
@@ -25,8 +26,8 @@ export function registerDeliver(program: Command): void {
       "after",
       "\nRedirects are never followed: a 3xx is a failure naming its Location (point --webhook at the final URL).\nuser:pass@ in the URL is sent as Basic auth and never printed or stored.\nExit codes: 0 nothing failed, 1 an event could not be delivered (it stays pending), 2 usage, 3 store.",
     )
-    .action(async (opts: CommonOptions & { webhook: string; secret?: string; dataset?: string; attempts: number }) => {
-      try {
+    .action(
+      action(async (opts: CommonOptions & { webhook: string; secret?: string; dataset?: string; attempts: number }) => {
         if (!/^https?:\/\//.test(opts.webhook) || !URL.canParse(opts.webhook))
           throw new UsageError(`--webhook ${opts.webhook}: expected an http:// or https:// URL`);
         const config = await openConfig(opts);
@@ -48,12 +49,10 @@ export function registerDeliver(program: Command): void {
             for (const e of report.events.filter((x) => x.status === "failed"))
               err(`georefresh: event ${e.id} not delivered: ${e.detail}\n`);
           }
-          process.exitCode = report.counts.failed ? EXIT.failed : EXIT.ok;
+          return report.counts.failed ? EXIT.failed : EXIT.ok;
         } finally {
           await store.close();
         }
-      } catch (error) {
-        process.exitCode = reportError(error, Boolean(opts.json));
-      }
-    });
+      }),
+    );
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { loadStore } from "../../store/backends.js";
 import { finalize } from "../../orchestrate/finalize.js";
@@ -6,7 +7,7 @@ import type { FinalizeSummary } from "../../orchestrate/finalize.js";
 import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT, storeExit } from "../exit-codes.js";
-import { out, printJson, reportError } from "../output.js";
+import { out, printJson } from "../output.js";
 import { groupPlans } from "../plan-report.js";
 import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
 import type { WindowOptions } from "../window.js";
@@ -47,34 +48,30 @@ function describe(s: FinalizeSummary): string {
   return `${s.dataset}: ${n(s.total)} complete${retired}${snap}\n`;
 }
 
-async function runFinalize(cli: FinalizeCliOptions): Promise<void> {
+async function runFinalize(cli: FinalizeCliOptions): Promise<number> {
+  const config = await openConfig(cli);
+  const { task, params } = datasetOf(config, cli.dataset);
+  const to = windowEnd(cli);
+  const from = windowStart({ ...cli, to }, task.cadence);
+  const store = await loadStore(config.store);
   try {
-    const config = await openConfig(cli);
-    const { task, params } = datasetOf(config, cli.dataset);
-    const to = windowEnd(cli);
-    const from = windowStart({ ...cli, to }, task.cadence);
-    const store = await loadStore(config.store);
-    try {
-      const summary = await finalize({
-        store,
-        dataset: cli.dataset,
-        task,
-        versions: config.versions,
-        params,
-        from,
-        to,
-        regions: regionsOf(cli),
-        concurrency: cli.concurrency,
-      });
-      const code = exitFor(summary);
-      if (cli.json) printJson({ ok: code === EXIT.ok, ...summary });
-      else out(describe(summary));
-      process.exitCode = code;
-    } finally {
-      await store.close();
-    }
-  } catch (error) {
-    process.exitCode = reportError(error, Boolean(cli.json));
+    const summary = await finalize({
+      store,
+      dataset: cli.dataset,
+      task,
+      versions: config.versions,
+      params,
+      from,
+      to,
+      regions: regionsOf(cli),
+      concurrency: cli.concurrency,
+    });
+    const code = exitFor(summary);
+    if (cli.json) printJson({ ok: code === EXIT.ok, ...summary });
+    else out(describe(summary));
+    return code;
+  } finally {
+    await store.close();
   }
 }
 
@@ -91,5 +88,5 @@ export function registerFinalize(program: Command): void {
     .option("--store <url>", "override the config's store")
     .option("--json", "print one JSON summary")
     .addHelpText("after", HELP)
-    .action((opts: FinalizeCliOptions) => runFinalize(opts));
+    .action(action((opts: FinalizeCliOptions) => runFinalize(opts)));
 }

@@ -6,7 +6,8 @@ import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, openConfig, UsageError, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
-import { err, out, printJson, reportError } from "../output.js";
+import { action } from "../action.js";
+import { err, out, printJson } from "../output.js";
 
 export function registerGc(program: Command): void {
   program
@@ -36,17 +37,17 @@ export function registerGc(program: Command): void {
       "\nExit codes: 0 done (or nothing to do), 1 a dataset was skipped (a manifest or outbox record could not be read:\nnothing of it was deleted), 2 usage, 3 store.",
     )
     .action(
-      async (
-        opts: CommonOptions & {
-          olderThan: string;
-          overrideFloor?: boolean;
-          apply?: boolean;
-          artifacts?: boolean;
-          memo?: boolean;
-          keep: number;
-        },
-      ) => {
-        try {
+      action(
+        async (
+          opts: CommonOptions & {
+            olderThan: string;
+            overrideFloor?: boolean;
+            apply?: boolean;
+            artifacts?: boolean;
+            memo?: boolean;
+            keep: number;
+          },
+        ) => {
           let olderThanMs: number;
           try {
             olderThanMs = parseAge(opts.olderThan);
@@ -96,13 +97,11 @@ export function registerGc(program: Command): void {
             }
             for (const s of report.skipped)
               err(`georefresh: gc skipped dataset ${s.dataset} (nothing of it was deleted): ${s.reason}\n`);
-            process.exitCode = report.skipped.length ? EXIT.failed : EXIT.ok;
+            return report.skipped.length ? EXIT.failed : EXIT.ok;
           } finally {
             await store.close();
           }
-        } catch (error) {
-          process.exitCode = reportError(error, Boolean(opts.json));
-        }
-      },
+        },
+      ),
     );
 }

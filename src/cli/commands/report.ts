@@ -1,5 +1,6 @@
 import { rename, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { renderReport } from "../../report/html.js";
 import { reportModel } from "../../report/model.js";
@@ -7,7 +8,7 @@ import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
-import { err, out, printJson, reportError } from "../output.js";
+import { err, out, printJson } from "../output.js";
 
 type Opts = CommonOptions & { html?: string };
 
@@ -29,8 +30,8 @@ export function registerReport(program: Command): void {
     .option("--store <url>", "override the config's store")
     .option("--json", "print the counts as JSON")
     .addHelpText("after", HELP)
-    .action(async (name: string, opts: Opts) => {
-      try {
+    .action(
+      action(async (name: string, opts: Opts) => {
         if (!opts.html) throw new UsageError("give --html FILE");
         const config = await openConfig(opts);
         const { task } = datasetOf(config, name);
@@ -55,14 +56,12 @@ export function registerReport(program: Command): void {
             out(
               `wrote ${opts.html}: ${name}, ${count(model.regions.length, "region")} × ${count(model.dates.length, "date")}${model.problems.length ? `, ${model.problems.length} skipped` : ""}\n`,
             );
-          if (model.problems.length) process.exitCode = EXIT.failed;
+          return model.problems.length ? EXIT.failed : EXIT.ok;
         } finally {
           await store.close();
         }
-      } catch (error) {
-        process.exitCode = reportError(error, Boolean(opts.json));
-      }
-    });
+      }),
+    );
 }
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

@@ -1,6 +1,7 @@
 import { logicalDates } from "../../calendar/calendar.js";
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { loadStore } from "../../store/backends.js";
 import { runJob } from "../../orchestrate/backfill.js";
@@ -17,7 +18,7 @@ import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError, wholeNumber }
 import { isCalendarDate } from "../../calendar/calendar.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT, EXIT_CODE, exitCodesHelp, SETUP_FAILURES, storeExit, worstExit } from "../exit-codes.js";
-import { err, out, printJson, reportError } from "../output.js";
+import { err, out, printJson } from "../output.js";
 import { progressReporter } from "../progress.js";
 import { groupPlans } from "../plan-report.js";
 import { regionsOf, unfinishedDateWarning, windowEnd, windowOptions, windowStart } from "../window.js";
@@ -140,104 +141,100 @@ async function listShards(
   else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
 }
 
-async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<void> {
+async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<number> {
   const json = Boolean(cli.json);
+  const config = await openConfig(cli);
+  const { task, ref, params } = datasetOf(config, cli.dataset);
+  const to = windowEnd(cli);
+  const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
+  const unfinished = unfinishedDateWarning(single ? "--date" : "--to", to, task.cadence);
+  if (unfinished && !json) err(unfinished);
+  const undated = latestOnlyNote(cli.dataset, task, opts.from, opts.to);
+  if (undated && !json && !cli.quiet) err(undated);
+  if (opts.listShards !== undefined) {
+    await listShards(opts, task);
+    return EXIT.ok;
+  }
+  const shard = shardOf(opts);
+  const store = await loadStore(config.store);
+  const progress = progressReporter(json, Boolean(cli.quiet), { verbose: Boolean(cli.verbose) });
   try {
-    const config = await openConfig(cli);
-    const { task, ref, params } = datasetOf(config, cli.dataset);
-    const to = windowEnd(cli);
-    const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
-    const unfinished = unfinishedDateWarning(single ? "--date" : "--to", to, task.cadence);
-    if (unfinished && !json) err(unfinished);
-    const undated = latestOnlyNote(cli.dataset, task, opts.from, opts.to);
-    if (undated && !json && !cli.quiet) err(undated);
-    if (opts.listShards !== undefined) return await listShards(opts, task);
-    const shard = shardOf(opts);
-    const store = await loadStore(config.store);
-    const progress = progressReporter(json, Boolean(cli.quiet), { verbose: Boolean(cli.verbose) });
-    try {
-      if (opts.dryRun) {
-        const planned = await planBackfill({
-          store,
-          dataset: opts.dataset,
-          task,
-          versions: config.versions,
-          params,
-          from: opts.from,
-          to: opts.to,
-          regions: regionsOf(opts),
-          concurrency: opts.concurrency * 2,
-          shard,
-        });
-        const code =
-          storeExit(planned.plans) ??
-          (planned.counts.error + planned.counts["missing-artifact"] > 0 ? EXIT_CODE.failed : EXIT.ok);
-        if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
-        else out(describePlan(opts.dataset, planned));
-        process.exitCode = code;
-        return;
-      }
-      const stop = stopOnSignal();
-      const job: RefreshJob = {
+    if (opts.dryRun) {
+      const planned = await planBackfill({
+        store,
         dataset: opts.dataset,
-        task: ref,
-        store: config.store,
+        task,
         versions: config.versions,
-        params: params ?? {},
+        params,
         from: opts.from,
         to: opts.to,
-        ...(regionsOf(opts) ? { regions: regionsOf(opts) } : {}),
-        ...(shard ? { shard } : {}),
-        run: {
-          runner: opts.workerProcesses ? "processes" : "threads",
-          workers: single ? 0 : (opts.workers ?? availableParallelism()),
-          concurrency: opts.concurrency,
-          ...(opts.threads === undefined ? {} : { threads: opts.threads }),
-          snapshots: opts.snapshot !== false,
-        },
-        each: partitionSettings(opts),
-      };
-      const summary = await runJob(job, { store, task, onResult: progress.onResult, signal: stop.signal }).finally(
-        () => {
-          stop.dispose();
-          progress.end();
-        },
-      );
-      const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
-      // The manifest entries results carry for the backfill's own use are not part of the report.
-      if (json)
-        printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
-      else if ((!single && !(opts.quiet && code === EXIT.ok)) || code !== EXIT.ok) {
-        const tally = Object.entries(summary.counts)
-          .filter(([, v]) => v > 0)
-          .map(([k, v]) => `${v} ${k}`)
-          .join(", ");
-        const interrupted = !summary.notStarted
-          ? ""
-          : summary.stopped === "store"
-            ? code === EXIT.transient
-              ? `; stopped: the store is unreachable (see above), ${summary.notStarted} not started (run again later)`
-              : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
-            : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
-        const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
-        out(
-          `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snap}${interrupted}\n`,
-        );
-      }
-      // `run` says what became of its partition in one line, with or without a terminal (issue 27 item 7).
-      const only = single && !json && !opts.quiet && code === EXIT.ok ? summary.results[0] : undefined;
-      if (only)
-        out(
-          `${only.partition.dataset} ${only.partition.region} ${only.partition.date}: ${only.outcome}: ${only.message}\n`,
-        );
-      if (!json && !shard && summary.snapshot && "skipped" in summary.snapshot && startedAll(summary))
-        err(`georefresh: no snapshot committed: ${summary.snapshot.skipped}\n`);
-      process.exitCode = code;
-    } finally {
-      await store.close();
+        regions: regionsOf(opts),
+        concurrency: opts.concurrency * 2,
+        shard,
+      });
+      const code =
+        storeExit(planned.plans) ??
+        (planned.counts.error + planned.counts["missing-artifact"] > 0 ? EXIT.partitionFailed : EXIT.ok);
+      if (json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
+      else out(describePlan(opts.dataset, planned));
+      return code;
     }
-  } catch (error) {
-    process.exitCode = reportError(error, json);
+    const stop = stopOnSignal();
+    const job: RefreshJob = {
+      dataset: opts.dataset,
+      task: ref,
+      store: config.store,
+      versions: config.versions,
+      params: params ?? {},
+      from: opts.from,
+      to: opts.to,
+      ...(regionsOf(opts) ? { regions: regionsOf(opts) } : {}),
+      ...(shard ? { shard } : {}),
+      run: {
+        runner: opts.workerProcesses ? "processes" : "threads",
+        workers: single ? 0 : (opts.workers ?? availableParallelism()),
+        concurrency: opts.concurrency,
+        ...(opts.threads === undefined ? {} : { threads: opts.threads }),
+        snapshots: opts.snapshot !== false,
+      },
+      each: partitionSettings(opts),
+    };
+    const summary = await runJob(job, { store, task, onResult: progress.onResult, signal: stop.signal }).finally(() => {
+      stop.dispose();
+      progress.end();
+    });
+    const code = stop.exitCode ?? exitFor(summary.counts, summary.results);
+    // The manifest entries results carry for the backfill's own use are not part of the report.
+    if (json)
+      printJson({ ok: code === EXIT.ok, ...summary, results: summary.results.map(({ manifest: _, ...r }) => r) });
+    else if ((!single && !(opts.quiet && code === EXIT.ok)) || code !== EXIT.ok) {
+      const tally = Object.entries(summary.counts)
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(", ");
+      const interrupted = !summary.notStarted
+        ? ""
+        : summary.stopped === "store"
+          ? code === EXIT.transient
+            ? `; stopped: the store is unreachable (see above), ${summary.notStarted} not started (run again later)`
+            : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
+          : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
+      const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
+      out(
+        `${opts.dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snap}${interrupted}\n`,
+      );
+    }
+    // `run` says what became of its partition in one line, with or without a terminal (issue 27 item 7).
+    const only = single && !json && !opts.quiet && code === EXIT.ok ? summary.results[0] : undefined;
+    if (only)
+      out(
+        `${only.partition.dataset} ${only.partition.region} ${only.partition.date}: ${only.outcome}: ${only.message}\n`,
+      );
+    if (!json && !shard && summary.snapshot && "skipped" in summary.snapshot && startedAll(summary))
+      err(`georefresh: no snapshot committed: ${summary.snapshot.skipped}\n`);
+    return code;
+  } finally {
+    await store.close();
   }
 }
 
@@ -299,7 +296,7 @@ export function registerRun(program: Command): void {
       "after",
       `${OUTCOME_HELP}\n\nWith --dry-run: 0 when every partition can be planned, 5 when one cannot (or its manifest names a missing\nartifact), 3 when the store is unusable.`,
     )
-    .action((opts: BackfillCliOptions) => runBackfill(opts, false));
+    .action(action((opts: BackfillCliOptions) => runBackfill(opts, false)));
 
   const run = program
     .command("run")
@@ -315,28 +312,24 @@ export function registerRun(program: Command): void {
     .option("--quiet", "print nothing on success (errors still go to stderr)")
     .addHelpText("after", OUTCOME_HELP)
     .action(
-      (
-        opts: CommonOptions &
-          PartitionFlags & {
-            dataset: string;
-            region: string;
-            date: string;
-            dryRun?: boolean;
-          },
-      ) => {
-        // The window is this one date: a bad one is --date's mistake, not the window's (issue 27 item 8).
-        if (!isCalendarDate(opts.date)) {
-          process.exitCode = reportError(
-            new UsageError(`--date ${opts.date} is not a calendar date YYYY-MM-DD`),
-            Boolean(opts.json),
+      action(
+        (
+          opts: CommonOptions &
+            PartitionFlags & {
+              dataset: string;
+              region: string;
+              date: string;
+              dryRun?: boolean;
+            },
+        ) => {
+          // The window is this one date: a bad one is --date's mistake, not the window's (issue 27 item 8).
+          if (!isCalendarDate(opts.date)) throw new UsageError(`--date ${opts.date} is not a calendar date YYYY-MM-DD`);
+          return runBackfill(
+            { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
+            true,
           );
-          return;
-        }
-        return runBackfill(
-          { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
-          true,
-        );
-      },
+        },
+      ),
     );
 }
 

@@ -6,10 +6,12 @@ import { sinkDataset } from "../../sinks/run-sink.js";
 import type { SinkReport } from "../../sinks/run-sink.js";
 import { openDataset } from "../../views/reader.js";
 import type { Dataset, DatasetView } from "../../views/reader.js";
+import { action } from "../action.js";
+import { EXIT } from "../exit-codes.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { err, out, printJson, reportError } from "../output.js";
+import { err, out, printJson } from "../output.js";
 import { progressBar } from "../progress.js";
 
 type Opts = CommonOptions & { to: string; snapshot?: string; table?: string; dryRun?: boolean; quiet?: boolean };
@@ -45,8 +47,8 @@ happens in one transaction; a partition already applied at its version is never 
   georefresh sink us-counties --to postgresql://me@localhost/gis?schema=georefresh
   PGPASSWORD=… georefresh sink parcels --to postgresql://etl@db.internal:5432/gis --snapshot latest --json`,
     )
-    .action(async (name: string, opts: Opts) => {
-      try {
+    .action(
+      action(async (name: string, opts: Opts) => {
         const config = await openConfig(opts);
         const entry = datasetOf(config, name);
         await loadScheme(config.store);
@@ -72,10 +74,9 @@ happens in one transaction; a partition already applied at its version is never 
         } finally {
           await ds.store.close();
         }
-      } catch (error) {
-        process.exitCode = reportError(error, Boolean(opts.json));
-      }
-    });
+        return EXIT.ok;
+      }),
+    );
 }
 
 /** A committed snapshot by default; with none committed yet, the current manifests (said on stderr). */

@@ -1,10 +1,12 @@
 import type { Command } from "commander";
+import { action } from "../action.js";
+import { EXIT } from "../exit-codes.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { writeStac } from "../../stac/publish.js";
 import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { out, printJson, reportError } from "../output.js";
+import { out, printJson } from "../output.js";
 
 const HELP = `
 Writes stac/<dataset>/collection.json, one Item per current partition (items/), one per earlier version still
@@ -25,8 +27,8 @@ export function registerStac(program: Command): void {
     .option("--store <url>", "override the config's store")
     .option("--json", "print the counts as JSON")
     .addHelpText("after", HELP)
-    .action(async (name: string, opts: CommonOptions) => {
-      try {
+    .action(
+      action(async (name: string, opts: CommonOptions) => {
         const config = await openConfig(opts);
         const { task, catalog } = datasetOf(config, name);
         const store = await loadStore(config.store);
@@ -37,8 +39,7 @@ export function registerStac(program: Command): void {
         } finally {
           await store.close();
         }
-      } catch (error) {
-        process.exitCode = reportError(error, Boolean(opts.json));
-      }
-    });
+        return EXIT.ok;
+      }),
+    );
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { crsFromCode, CrsError } from "../../geo/crs.js";
 import { GeoParquetReadError } from "../../geoparquet/read.js";
@@ -37,58 +38,58 @@ export function registerValidate(program: Command): void {
       "\nWarnings are printed but pass (exit 0) unless --strict. Rule names: docs/validate.md.\nExit codes: 0 every file passed, 1 a file failed a rule, 2 usage error or a file that cannot be read as Parquet, 3 store unusable.",
     )
     .action(
-      async (
-        files: string[],
-        opts: { json?: boolean; expectCrs?: string; threads?: number; strict?: boolean; ignore?: string },
-      ) => {
-        const reports: FileReport[] = [];
-        let exit: number = EXIT.ok;
-        const errors: { file: string; error: string }[] = [];
-        let expectCrs;
-        try {
-          expectCrs = opts.expectCrs ? crsFromCode(opts.expectCrs) : undefined;
-        } catch (error) {
-          err(`georefresh: --expect-crs: ${(error as CrsError).message}\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        const ignore =
-          opts.ignore
-            ?.split(",")
-            .map((r) => r.trim())
-            .filter(Boolean) ?? [];
-        const unknown = ignore.filter((r) => !(RULES as readonly string[]).includes(r));
-        if (unknown.length) {
-          err(
-            `georefresh: --ignore: unknown rule ${unknown.map((r) => JSON.stringify(r)).join(", ")} (rules: ${RULES.join(", ")})\n`,
-          );
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        for (const file of files) {
+      action(
+        async (
+          files: string[],
+          opts: { json?: boolean; expectCrs?: string; threads?: number; strict?: boolean; ignore?: string },
+        ) => {
+          const reports: FileReport[] = [];
+          let exit: number = EXIT.ok;
+          const errors: { file: string; error: string }[] = [];
+          let expectCrs;
           try {
-            const report = await validateGeoParquetFile(await readInput(file), file, {
-              expectCrs,
-              threads: opts.threads,
-              strict: opts.strict,
-              ignore: opts.ignore
-                ?.split(",")
-                .map((r) => r.trim())
-                .filter(Boolean),
-            });
-            reports.push(report);
-            if (!report.ok && exit === EXIT.ok) exit = EXIT.failed;
-            if (!opts.json) printReport(report);
+            expectCrs = opts.expectCrs ? crsFromCode(opts.expectCrs) : undefined;
           } catch (error) {
-            if (!(error instanceof InputError || error instanceof GeoParquetReadError || isStoreError(error)))
-              throw error;
-            exit = Math.max(exit, isStoreError(error) ? EXIT.store : EXIT.usage);
-            errors.push({ file, error: error.message });
-            if (!opts.json) err(`georefresh: ${error.message}\n`);
+            err(`georefresh: --expect-crs: ${(error as CrsError).message}\n`);
+            return EXIT.usage;
           }
-        }
-        if (opts.json) printJson({ ok: exit === EXIT.ok, files: reports, errors });
-        process.exitCode = exit;
-      },
+          const ignore =
+            opts.ignore
+              ?.split(",")
+              .map((r) => r.trim())
+              .filter(Boolean) ?? [];
+          const unknown = ignore.filter((r) => !(RULES as readonly string[]).includes(r));
+          if (unknown.length) {
+            err(
+              `georefresh: --ignore: unknown rule ${unknown.map((r) => JSON.stringify(r)).join(", ")} (rules: ${RULES.join(", ")})\n`,
+            );
+            return EXIT.usage;
+          }
+          for (const file of files) {
+            try {
+              const report = await validateGeoParquetFile(await readInput(file), file, {
+                expectCrs,
+                threads: opts.threads,
+                strict: opts.strict,
+                ignore: opts.ignore
+                  ?.split(",")
+                  .map((r) => r.trim())
+                  .filter(Boolean),
+              });
+              reports.push(report);
+              if (!report.ok && exit === EXIT.ok) exit = EXIT.failed;
+              if (!opts.json) printReport(report);
+            } catch (error) {
+              if (!(error instanceof InputError || error instanceof GeoParquetReadError || isStoreError(error)))
+                throw error;
+              exit = Math.max(exit, isStoreError(error) ? EXIT.store : EXIT.usage);
+              errors.push({ file, error: error.message });
+              if (!opts.json) err(`georefresh: ${error.message}\n`);
+            }
+          }
+          if (opts.json) printJson({ ok: exit === EXIT.ok, files: reports, errors });
+          return exit;
+        },
+      ),
     );
 }

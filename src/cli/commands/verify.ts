@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
+import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { refreshPartition } from "../../protocol/refresh.js";
 import { openDataset } from "../../views/reader.js";
 import { loadScheme } from "../../store/backends.js";
 import { MemoryStore } from "../../store/memory.js";
-import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
+import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { EXIT } from "../exit-codes.js";
-import { err, printJson, reportError, out } from "../output.js";
+import { EXIT, EXIT_CODE } from "../exit-codes.js";
+import { err, out, printJson, reportError } from "../output.js";
 
 /**
  * Proves a partition is reproducible: computes it twice, each time into its own scratch store, and compares the
@@ -28,8 +29,8 @@ export function registerVerify(program: Command): void {
       "after",
       "\nExit codes: 0 reproducible and matching the manifest, 1 a difference (listed), 2 usage, 3 store, 5 the task failed.",
     )
-    .action(async (name: string, opts: CommonOptions & { region: string; date: string }) => {
-      try {
+    .action(
+      action(async (name: string, opts: CommonOptions & { region: string; date: string }) => {
         const config = await openConfig(opts);
         const { task, params } = datasetOf(config, name);
         const partition = { dataset: name, region: opts.region, date: opts.date };
@@ -46,7 +47,11 @@ export function registerVerify(program: Command): void {
             overridePlausibility: true,
           });
           MemoryStore.reset(scratchName);
-          if (r.outcome !== "promoted") throw new UsageError(`scratch run ${label} ended ${r.outcome}: ${r.message}`);
+          // The task's own outcome says the code (5 when it failed), as `run` would.
+          if (r.outcome !== "promoted") {
+            reportError(new Error(`scratch run ${label} ended ${r.outcome}: ${r.message}`), Boolean(opts.json));
+            return EXIT_CODE[r.outcome];
+          }
           runs.push(r);
         }
         await loadScheme(config.store);
@@ -79,10 +84,7 @@ export function registerVerify(program: Command): void {
           out(
             `verified ${name} ${opts.region} ${opts.date}: two fresh runs gave the same key ${report.key} and the bytes the store holds\n`,
           );
-        process.exitCode = report.ok ? EXIT.ok : EXIT.failed;
-      } catch (error) {
-        const code = reportError(error, Boolean(opts.json));
-        process.exitCode = error instanceof UsageError ? 5 : code;
-      }
-    });
+        return report.ok ? EXIT.ok : EXIT.failed;
+      }),
+    );
 }
