@@ -26,19 +26,19 @@ export const COMMANDS = {
   },
   ls: {
     description: DESCRIPTIONS.ls,
-    register: () => import("./commands/analyst.js").then((m) => m.registerAnalyst),
+    register: () => import("./commands/ls.js").then((m) => m.registerLs),
   },
   show: {
     description: DESCRIPTIONS.show,
-    register: () => import("./commands/analyst.js").then((m) => m.registerAnalyst),
+    register: () => import("./commands/show.js").then((m) => m.registerShow),
   },
   urls: {
     description: DESCRIPTIONS.urls,
-    register: () => import("./commands/analyst.js").then((m) => m.registerAnalyst),
+    register: () => import("./commands/urls.js").then((m) => m.registerUrls),
   },
   read: {
     description: DESCRIPTIONS.read,
-    register: () => import("./commands/analyst.js").then((m) => m.registerAnalyst),
+    register: () => import("./commands/read.js").then((m) => m.registerRead),
   },
   changes: {
     description: DESCRIPTIONS.changes,

@@ -9,7 +9,7 @@ import { DESCRIPTIONS } from "../descriptions.js";
 import { UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { out } from "../output.js";
-import { common, withDataset } from "./analyst.js";
+import { common, withDataset } from "../reading.js";
 
 type Opts = CommonOptions & {
   region?: string;
