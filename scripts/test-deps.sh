@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses besides npm's: PROJ through pyproj, the independent judge of the PROJJSON
 # we write, and PROJ's projjson.schema.json (proj-data), which validate checks crs against; chromium, the real browser the report is rendered in (playwright-core drives it; no browser is
-# downloaded); GDAL (gdal-bin, python3-gdal), which judges the GeoPackages the sink writes and writes and judges the source readers' corpus; zip, for zipped Shapefile feeds. (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
+# downloaded); GDAL (gdal-bin, python3-gdal), which judges the GeoPackages the sink writes and writes and judges the source readers' corpus; zip, for zipped Shapefile feeds; QGIS (python3-qgis, qgis-providers), which opens what the sinks write as an analyst would. (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
 # to install. Also a venv with GeoPandas (below).
 set -euo pipefail
 missing=()
@@ -11,6 +11,9 @@ missing=()
 command -v ogrinfo >/dev/null || missing+=(gdal-bin) # judges the GeoPackage sink: ogrinfo, ogr2ogr
 /usr/bin/python3 -c "import osgeo_utils.samples.validate_gpkg" 2>/dev/null || missing+=(python3-gdal) # validate_gpkg.py; OGR judges the source readers
 command -v zip >/dev/null || missing+=(zip) # zipped Shapefile feeds in the source tests
+# QGIS, the analysts' desktop GIS, opens the sinks' GeoPackage and PostGIS table headless (test/analysts/qgis.postgis.test.ts)
+/usr/bin/python3 -c "import qgis.core" 2>/dev/null || missing+=(python3-qgis)
+[ -f /usr/lib/qgis/plugins/libprovider_postgres.so ] || missing+=(qgis-providers)
 /usr/bin/python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv) # the GeoPandas venv below
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
