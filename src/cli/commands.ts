@@ -14,7 +14,7 @@ export const COMMANDS = {
   },
   backfill: {
     description: DESCRIPTIONS.backfill,
-    register: () => import("./commands/run.js").then((m) => m.registerRun),
+    register: () => import("./commands/backfill.js").then((m) => m.registerBackfill),
   },
   run: {
     description: DESCRIPTIONS.run,
