@@ -91,3 +91,26 @@ export function progressReporter(
     },
   };
 }
+
+/**
+ * Progress of a step counted in units (a sink's partitions): a live bar on a terminal, else a line every
+ * `everyMs` until the last unit, as `backfill` does; nothing under --json or --quiet.
+ */
+export function stepProgress(
+  what: string,
+  json: boolean,
+  quiet: boolean,
+  { everyMs = PROGRESS_EVERY_MS }: { everyMs?: number } = {},
+): (done: number, total: number) => void {
+  const started = Date.now();
+  let last = started;
+  return (done, total) => {
+    if (json || quiet) return;
+    if (process.stderr.isTTY) {
+      err(`\r\x1b[K${what}: ${progressBar(done, total, {}, Date.now() - started)}${done === total ? "\n" : ""}`);
+    } else if (done < total && Date.now() - last >= everyMs) {
+      last = Date.now();
+      err(`progress: ${what}: ${progressBar(done, total, {}, last - started, 20)}\n`);
+    }
+  };
+}

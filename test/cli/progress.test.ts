@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { formatDuration, progressBar, progressReporter } from "../../src/cli/progress.js";
+import { formatDuration, progressBar, progressReporter, stepProgress } from "../../src/cli/progress.js";
 import { unfinishedDateWarning } from "../../src/cli/window.js";
 import type { RefreshResult } from "../../src/protocol/refresh.js";
 
@@ -88,5 +88,33 @@ describe("a window that has not ended", () => {
       /--date 2026-12-01 has not ended yet \(today is 2026-12-02 UTC; its month ends 2026-12-31\)/,
     );
     expect(unfinishedDateWarning("--to", "2026-11-01", "monthly", "2026-12-01")).toBeUndefined();
+  });
+});
+
+describe("a step's progress (sink) without a terminal", () => {
+  const lines = (everyMs: number, json = false) => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const tty = process.stderr.isTTY;
+    process.stderr.isTTY = false;
+    try {
+      const step = stepProgress("sink parcels", json, false, { everyMs });
+      for (let done = 1; done <= 4; done++) step(done, 4);
+    } finally {
+      spy.mockRestore();
+      process.stderr.isTTY = tty;
+    }
+    return written.join("").trim().split("\n").filter(Boolean);
+  };
+
+  it("says how far it got at most every everyMs, never after the last unit, and nothing under --json", () => {
+    const every = lines(0);
+    expect(every).toHaveLength(3);
+    expect(every[0]).toMatch(/^progress: sink parcels: \[#{5}\.{15}\] 1\/4 /);
+    expect(lines(60_000)).toEqual([]);
+    expect(lines(0, true)).toEqual([]);
   });
 });

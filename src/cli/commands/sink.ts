@@ -12,7 +12,7 @@ import { DESCRIPTIONS } from "../descriptions.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { err, out, printJson } from "../output.js";
-import { progressBar } from "../progress.js";
+import { stepProgress } from "../progress.js";
 
 type Opts = CommonOptions & { to: string; snapshot?: string; table?: string; dryRun?: boolean; quiet?: boolean };
 
@@ -55,8 +55,7 @@ happens in one transaction; a partition already applied at its version is never 
         const ds = openDataset(config.store, name);
         try {
           const view = await viewOf(ds, opts);
-          const tty = process.stderr.isTTY && !opts.json && !opts.quiet;
-          const started = Date.now();
+          const step = stepProgress(`sink ${name}`, Boolean(opts.json), Boolean(opts.quiet));
           const report = await sinkDataset({
             view,
             key: entry.task.key ?? [],
@@ -64,10 +63,7 @@ happens in one transaction; a partition already applied at its version is never 
             table: opts.table ?? entry.sink.table,
             history: entry.sink.history,
             dryRun: opts.dryRun,
-            onPartition: tty
-              ? (_p, _c, done, of) =>
-                  err(`\r\x1b[K${progressBar(done, of, {}, Date.now() - started)}${done === of ? "\n" : ""}`)
-              : undefined,
+            onPartition: (_p, _c, done, of) => step(done, of),
           });
           if (opts.json) printJson({ ok: true, ...report });
           else if (!opts.quiet) out(`${outcomeLine(report)}\n`);
