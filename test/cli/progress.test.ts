@@ -30,6 +30,24 @@ describe("progress bar", () => {
   });
 });
 
+/** The lines `fn` writes to stderr when stderr is not a terminal (a CI log). */
+function stderrWithoutTerminal(fn: () => void): string[] {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  const tty = process.stderr.isTTY;
+  process.stderr.isTTY = false;
+  try {
+    fn();
+  } finally {
+    spy.mockRestore();
+    process.stderr.isTTY = tty;
+  }
+  return written.join("").trim().split("\n");
+}
+
 describe("progress without a terminal", () => {
   const result = (i: number, outcome: RefreshResult["outcome"]): RefreshResult => ({
     partition: { dataset: "d", region: `r${i}`, date: "2026-01-01" },
@@ -37,26 +55,14 @@ describe("progress without a terminal", () => {
     runId: "x",
     message: outcome === "invalid" ? "refused: too few rows" : "ok",
   });
-  const lines = (everyMs: number, verbose: boolean) => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    const tty = process.stderr.isTTY;
-    process.stderr.isTTY = false;
-    try {
+  const lines = (everyMs: number, verbose: boolean) =>
+    stderrWithoutTerminal(() => {
       const p = progressReporter(false, false, { verbose, everyMs });
       ["unchanged", "unchanged", "invalid", "promoted"].forEach((o, i) =>
         p.onResult(result(i, o as RefreshResult["outcome"]), i + 1, 4),
       );
       p.end();
-    } finally {
-      spy.mockRestore();
-      process.stderr.isTTY = tty;
-    }
-    return written.join("").trim().split("\n");
-  };
+    });
 
   it("says what went wrong at once, and otherwise only how far it got, at most every everyMs", () => {
     expect(lines(3_600_000, false)).toEqual(["3/4 invalid d r2 2026-01-01: refused: too few rows"]);
@@ -92,23 +98,11 @@ describe("a window that has not ended", () => {
 });
 
 describe("a step's progress (sink) without a terminal", () => {
-  const lines = (everyMs: number, json = false) => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    const tty = process.stderr.isTTY;
-    process.stderr.isTTY = false;
-    try {
+  const lines = (everyMs: number, json = false) =>
+    stderrWithoutTerminal(() => {
       const step = stepProgress("sink parcels", json, false, { everyMs });
       for (let done = 1; done <= 4; done++) step(done, 4);
-    } finally {
-      spy.mockRestore();
-      process.stderr.isTTY = tty;
-    }
-    return written.join("").trim().split("\n").filter(Boolean);
-  };
+    }).filter(Boolean);
 
   it("says how far it got at most every everyMs, never after the last unit, and nothing under --json", () => {
     const every = lines(0);
