@@ -1,12 +1,13 @@
 import { resolve } from "node:path";
 import { crsFromDefinition, storageCrsOf } from "../geo/crs.js";
-import type { ColumnType } from "../geoparquet/features.js";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
-import { formatOfUrl, SOURCE_FORMATS } from "../sources/source-spec.js";
-import type { SourceColumn, SourceFormatName, SourceSpec } from "../sources/source-spec.js";
+import { formatOfUrl, isSourceFormat, optionsOf, SOURCE_FORMATS } from "../sources/formats.js";
+import type { SourceFormatName } from "../sources/formats.js";
+import type { ReadingOptions } from "../sources/source-options.js";
+import type { SourceSpec } from "../sources/source-spec.js";
 
-const TYPES: ColumnType[] = ["string", "float64", "int32", "int64", "bool"];
-const SOURCE_KEYS = ["url", "format", "layer", "crs", "key", "columns", "complete", "encoding", "geometry", "undated"];
+/** The keys of "source" every format takes; the rest are the options its format declares (sources/formats.ts). */
+const SOURCE_KEYS = ["url", "format", "key", "complete", "undated"];
 /** Keys a source dataset's entry takes beside "source". */
 export const SOURCE_DATASET_KEYS = [
   "source",
@@ -44,8 +45,6 @@ export function sourceSpecOf(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     fail(`${where}: "source" must be an object, e.g. { "url": "./feeds/{region}/parcels.zip" }`);
   const src = raw as Record<string, unknown>;
-  for (const k of Object.keys(src))
-    if (!SOURCE_KEYS.includes(k)) fail(`${where}: "source" has an unknown key "${k}" (${SOURCE_KEYS.join(", ")})`);
   if (typeof src.url !== "string" || !src.url.trim())
     fail(
       `${where}: "source.url" is required: a path, file://, s3://, az:// or https:// URL, with {region} and {date} where they vary`,
@@ -61,37 +60,15 @@ export function sourceSpecOf(
         ? `${where}: "source.undated" is for a url without {date}; this one has {date}, so remove "undated"`
         : `${where}: "source.undated" must be "latest" (the default: only a window's last date reads the file) or "every-date" (the same file for every logical date, for a file that never changes)`,
     );
-  const format = (src.format ?? formatOfUrl(src.url)) as SourceFormatName | undefined;
+  const format = src.format ?? formatOfUrl(src.url);
   if (format === undefined)
     fail(
       `${where}: cannot tell the format of ${JSON.stringify(src.url)} from its name; add "format": one of ${SOURCE_FORMATS.join(", ")}`,
     );
-  if (!SOURCE_FORMATS.includes(format))
+  if (!isSourceFormat(format))
     fail(`${where}: "source.format" must be one of ${SOURCE_FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
-  const text = (k: string): string | undefined => {
-    const v = src[k];
-    if (v === undefined) return undefined;
-    if (typeof v !== "string" || !v.trim()) fail(`${where}: "source.${k}" must be a non-empty string`);
-    return v;
-  };
-  const layer = text("layer");
-  const crs = text("crs");
-  if (crs !== undefined)
-    try {
-      crsFromDefinition(crs, `${where}: "source.crs"`);
-    } catch (error) {
-      fail((error as Error).message);
-    }
-  const encoding = text("encoding");
-  if (encoding !== undefined)
-    try {
-      new TextDecoder(encoding.replace(/^(cp)?(\d{4})$/i, "windows-$2"));
-    } catch {
-      fail(
-        `${where}: "source.encoding" ${JSON.stringify(encoding)} is not an encoding this build can read (e.g. "utf-8", "latin1", "windows-1252")`,
-      );
-    }
-  const columns = columnsOf(src.columns, where, fail);
+  const reading = readingOf(src, format, where, fail);
+  const { columns } = reading;
   const key = src.key === undefined ? undefined : typeof src.key === "string" ? [src.key] : src.key;
   if (key !== undefined && (!Array.isArray(key) || key.length === 0 || key.some((k) => typeof k !== "string" || !k)))
     fail(`${where}: "source.key" must be a column name or a list of them, e.g. ["parcel_id"]`);
@@ -110,9 +87,6 @@ export function sourceSpecOf(
   const complete = src.complete !== false;
   if (!complete && !key)
     fail(`${where}: "source.complete": false merges each file into the previous version by its key: add "key"`);
-  const geometry = geometryOf(src.geometry, where, fail);
-  if (geometry !== undefined && format !== "csv")
-    fail(`${where}: "source.geometry" names the geometry columns of a CSV; this source is ${format}`);
   const regions = entry.regions;
   if (!Array.isArray(regions) || regions.length === 0 || regions.some((r) => typeof r !== "string"))
     fail(`${where}: a source dataset needs "regions": the list of regions it refreshes, e.g. ["weld", "larimer"]`);
@@ -147,13 +121,9 @@ export function sourceSpecOf(
     dataset: name,
     url,
     format,
-    ...(layer === undefined ? {} : { layer }),
-    ...(crs === undefined ? {} : { crs }),
+    ...reading,
     ...(key === undefined ? {} : { key: key as string[] }),
-    ...(columns === undefined ? {} : { columns }),
     complete,
-    ...(encoding === undefined ? {} : { encoding }),
-    ...(geometry === undefined ? {} : { geometry }),
     ...(!dated && src.undated !== "every-date" ? { latestOnly: true } : {}),
     regions: regions as string[],
     regionsComplete: entry.regionsComplete === true,
@@ -164,38 +134,37 @@ export function sourceSpecOf(
   };
 }
 
-function columnsOf(raw: unknown, where: string, fail: (m: string) => never): Record<string, SourceColumn> | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    fail(
-      `${where}: "source.columns" must map a file's column to the dataset's, e.g. { "PARCEL_ID": "parcel_id", "ACRES": { "name": "acres", "type": "float64" } }`,
-    );
-  // No prototype: a column named "constructor" or "__proto__" is a column like any other.
-  const out = Object.create(null) as Record<string, SourceColumn>;
-  for (const [from, to] of Object.entries(raw as Record<string, unknown>)) {
-    const spec = typeof to === "string" ? { name: to } : (to as { name?: unknown; type?: unknown } | null);
-    if (!spec || typeof spec !== "object" || typeof spec.name !== "string" || !spec.name)
-      fail(`${where}: "source.columns.${from}" must be the dataset's name for it, or { "name": …, "type": … }`);
-    if (spec.type !== undefined && !TYPES.includes(spec.type as ColumnType))
+/**
+ * The keys of "source" beyond the common ones: each an option the format declares, parsed by its declaration; one
+ * another format takes is named as such, anything else is an unknown key.
+ */
+function readingOf(
+  src: Record<string, unknown>,
+  format: SourceFormatName,
+  where: string,
+  fail: (message: string) => never,
+): ReadingOptions {
+  const taken = optionsOf(format);
+  const reading: Record<string, unknown> = {};
+  for (const [k, value] of Object.entries(src)) {
+    if (SOURCE_KEYS.includes(k)) continue;
+    const option = taken.find((o) => o.key === k);
+    if (option === undefined) {
+      const others = SOURCE_FORMATS.filter((f) => optionsOf(f).some((o) => o.key === k));
+      const meaning = others.length ? optionsOf(others[0] as SourceFormatName).find((o) => o.key === k)?.means : "";
+      const keys = [...SOURCE_KEYS, ...taken.map((o) => o.key)].join(", ");
       fail(
-        `${where}: "source.columns.${from}.type" must be one of ${TYPES.join(", ")} (got ${JSON.stringify(spec.type)})`,
+        others.length
+          ? `${where}: "source.${k}" (${meaning}) is an option of ${others.join(" and ")} files; this source is ${format}, which takes ${keys}`
+          : `${where}: "source" has an unknown key "${k}" (a ${format} source takes ${keys})`,
       );
-    out[from] = { name: spec.name as string, ...(spec.type === undefined ? {} : { type: spec.type as ColumnType }) };
+    }
+    if (value === undefined) continue;
+    try {
+      reading[k] = option.parse(value, `${where}: "source.${k}"`);
+    } catch (error) {
+      fail((error as Error).message);
+    }
   }
-  return out;
-}
-
-function geometryOf(raw: unknown, where: string, fail: (m: string) => never): SourceSpec["geometry"] {
-  if (raw === undefined) return undefined;
-  if (typeof raw === "string" && raw) return raw;
-  const o = raw as { x?: unknown; y?: unknown; z?: unknown } | null;
-  if (
-    o &&
-    typeof o === "object" &&
-    typeof o.x === "string" &&
-    typeof o.y === "string" &&
-    (o.z === undefined || typeof o.z === "string")
-  )
-    return { x: o.x, y: o.y, ...(o.z === undefined ? {} : { z: o.z as string }) };
-  fail(`${where}: "source.geometry" must be a WKT column's name or { "x": "<column>", "y": "<column>" }`);
+  return reading as ReadingOptions;
 }

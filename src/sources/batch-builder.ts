@@ -6,7 +6,7 @@ import { encodeWkb, encodeWkbColumn } from "../geo/wkb.js";
 import { ARROW_TYPE } from "../geoparquet/features.js";
 import { COVERING_COLUMN } from "../geoparquet/row-group.js";
 import type { ColumnType } from "../geoparquet/features.js";
-import type { SourceColumn } from "./source-spec.js";
+import type { SourceColumn } from "./source-options.js";
 import { ColumnBuffer } from "./column-buffer.js";
 import { BadValue, inferType } from "./convert.js";
 import { SourceError } from "./errors.js";

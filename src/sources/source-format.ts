@@ -1,5 +1,5 @@
 import type { RecordBatch } from "apache-arrow";
-import type { SourceColumn, SourceSpec } from "./source-spec.js";
+import type { ReadingOptions } from "./source-options.js";
 
 /** The file a reader opens: the run's verified local copy, and what messages call it. */
 export interface SourceFile {
@@ -10,12 +10,8 @@ export interface SourceFile {
   sidecar(extension: string): Promise<string | undefined>;
 }
 
-export interface ReadOptions {
-  layer?: string;
-  encoding?: string;
-  geometry?: SourceSpec["geometry"];
-  columns?: Record<string, SourceColumn>;
-}
+/** The options the source gives, of those its format declares (formats.ts); `crs` is applied by the task, not the reader. */
+export type ReadOptions = ReadingOptions;
 
 /** What a reader found: the CRS the file declares, and its rows in record batches (WKB in that CRS). */
 export interface OpenedSource {
@@ -29,8 +25,8 @@ export interface OpenedSource {
   close(): Promise<void>;
 }
 
-/** One file format. A new one is a file exporting a SourceFormat plus one line in formats.ts. */
+/** One file format's reader. A new one is a file exporting a SourceFormat plus one entry in formats.ts. */
 export interface SourceFormat {
-  name: SourceSpec["format"];
+  name: string;
   open(file: SourceFile, options: ReadOptions): Promise<OpenedSource>;
 }

@@ -5,9 +5,10 @@ import { redact } from "../store/secrets.js";
 import { defineTask } from "../task/task.js";
 import type { TaskContext, TaskDefinition } from "../task/task.js";
 import { SourceError } from "./errors.js";
-import { loadFormat } from "./formats.js";
+import { formatDeclaration, loadFormat, optionsOf } from "./formats.js";
 import { sourceCrs } from "./source-crs.js";
-import type { SourceFile } from "./source-format.js";
+import type { ReadOptions, SourceFile } from "./source-format.js";
+import { SOURCE_OPTIONS } from "./source-options.js";
 import { sourceUrl } from "./source-spec.js";
 import type { SourceSpec } from "./source-spec.js";
 import { unifyBatches } from "./unify.js";
@@ -18,10 +19,6 @@ export const READERS_VERSION = "2";
 /** Where this factory lives, so a worker thread or process builds the same task from the same spec. */
 export const SOURCE_TASK_MODULE = import.meta.url;
 
-/** A bare Shapefile's sidecars the run identifies with it (a zip holds its own); the .prj and .cpg may be absent. */
-const SIDECARS = [".dbf", ".prj", ".cpg"] as const;
-const OPTIONAL_SIDECARS = [".prj", ".cpg"];
-
 /**
  * The task a `source` config entry stands for (docs/sources.md): its one input is the file the url names for the
  * partition; compute reads it with the format's reader, in batches, and hands the rows on in the file's CRS,
@@ -29,8 +26,11 @@ const OPTIONAL_SIDECARS = [".prj", ".cpg"];
  */
 export function sourceTask(spec: SourceSpec): TaskDefinition {
   const storageCrs = spec.storageCrs ?? "OGC:CRS84";
-  const bareShapefile = spec.format === "shapefile" && /\.shp$/i.test(spec.url.split(/[?#]/)[0] ?? "");
-  const sidecars = bareShapefile ? SIDECARS : [];
+  const path = spec.url.split(/[?#]/)[0] ?? "";
+  // The files its format reads beside the url's own (a bare Shapefile's .dbf): each an input, identified with it.
+  const companions = formatDeclaration(spec.format).companions?.(path) ?? [];
+  const sidecars = companions.map((c) => c.extension);
+  const optional = companions.filter((c) => c.optional).map((c) => c.extension);
   return defineTask({
     name: spec.dataset,
     version: `source-${READERS_VERSION}-${readingDigest(spec)}`,
@@ -43,12 +43,12 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
     ...(spec.key ? { key: spec.key } : {}),
     ...(spec.complete ? {} : { payload: "partial" as const }),
     ...(spec.plausibility ? { plausibility: spec.plausibility } : {}),
-    optionalInputs: bareShapefile ? OPTIONAL_SIDECARS : [],
+    optionalInputs: optional,
     ...(spec.latestOnly ? { latestOnly: true } : {}),
     inputs(partition) {
       const url = sourceUrl(spec, partition);
       const inputs: Record<string, string> = { source: url };
-      for (const ext of sidecars) inputs[ext] = url.replace(/\.shp(?=$|[?#])/i, ext);
+      for (const ext of sidecars) inputs[ext] = url.replace(/\.[^./?#]+(?=$|[?#])/, ext);
       return inputs;
     },
     async compute(ctx: TaskContext) {
@@ -64,21 +64,15 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
         path: await watched(await ctx.inputPath("source")),
         name,
         sidecar: async (ext) =>
-          (sidecars as readonly string[]).includes(ext)
+          sidecars.includes(ext)
             ? ctx.inputPath(ext).then(watched, (error: unknown) => {
-                if ((error as { code?: unknown }).code === "InputMissing" && OPTIONAL_SIDECARS.includes(ext))
-                  return undefined;
+                if ((error as { code?: unknown }).code === "InputMissing" && optional.includes(ext)) return undefined;
                 throw error;
               })
             : undefined,
       };
       const format = await loadFormat(spec.format);
-      const opened = await format.open(file, {
-        ...(spec.layer === undefined ? {} : { layer: spec.layer }),
-        ...(spec.encoding === undefined ? {} : { encoding: spec.encoding }),
-        ...(spec.geometry === undefined ? {} : { geometry: spec.geometry }),
-        ...(spec.columns === undefined ? {} : { columns: spec.columns }),
-      });
+      const opened = await format.open(file, readOptions(spec));
       try {
         // A file silent about its CRS fails before its rows are read, unless reading is what finds the CRS.
         if (opened.crs === undefined && opened.impliedCrs === undefined) sourceCrs(opened, spec.crs, name);
@@ -111,15 +105,20 @@ async function statOf(path: string): Promise<string> {
   return `${s.size}:${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
-/** What decides a file's rows besides its bytes: format, layer, CRS, columns, encoding, geometry columns. */
-function readingDigest(spec: SourceSpec): string {
-  const reading = {
-    format: spec.format,
-    layer: spec.layer ?? null,
-    crs: spec.crs ?? null,
-    columns: spec.columns ?? null,
-    encoding: spec.encoding ?? null,
-    geometry: spec.geometry ?? null,
-  };
+/** The options the source set, of those its format takes (formats.ts). */
+function readOptions(spec: SourceSpec): ReadOptions {
+  const options: Record<string, unknown> = {};
+  for (const { key } of optionsOf(spec.format)) if (spec[key] !== undefined) options[key] = spec[key];
+  return options as ReadOptions;
+}
+
+/**
+ * What decides a file's rows besides its bytes: its format and every option that changes a reading, in the order
+ * SOURCE_OPTIONS gives (null where absent), so two readings of one file never share a fingerprint.
+ */
+export function readingDigest(spec: SourceSpec): string {
+  const taken = readOptions(spec);
+  const reading: Record<string, unknown> = { format: spec.format };
+  for (const option of SOURCE_OPTIONS) if (option.changesReading) reading[option.key] = taken[option.key] ?? null;
   return createHash("sha256").update(JSON.stringify(reading)).digest("hex").slice(0, 16);
 }
