@@ -185,7 +185,8 @@ export async function runBackfill(cli: BackfillCliOptions, single: boolean): Pro
     };
     const stop = stopOnSignal();
     const progress = progressReporter(json, Boolean(cli.quiet), { verbose: Boolean(cli.verbose) });
-    const summary = await runJob(job, { store, task, onResult: progress.onResult, signal: stop.signal }).finally(() => {
+    const { onStart, onStage, onResult } = progress;
+    const summary = await runJob(job, { store, task, onStart, onStage, onResult, signal: stop.signal }).finally(() => {
       stop.dispose();
       progress.end();
     });

@@ -36,6 +36,8 @@ export interface PoolOptions {
    * a thread with work in flight does.
    */
   idleUnref?: boolean;
+  /** A message without an id: a note from a worker about its work (a stage begun), not an answer. */
+  onNote?: (note: unknown) => void;
 }
 
 interface Job<Out> {
@@ -50,7 +52,8 @@ const RESPAWNS_PER_WORKER = 4;
 /**
  * A small pool of workers, threads or child processes, for CPU-heavy work (validation, whole partitions), so that
  * every core works.
- * A worker module answers each `{ id, ...input }` message with `{ id, ...output }` or `{ id, error }`; up to
+ * A worker module answers each `{ id, ...input }` message with `{ id, ...output }` or `{ id, error }`, and may
+ * send `{ note }` at any time (`onNote`); up to
  * `perWorker` jobs may be in flight on one worker (useful when jobs also wait on I/O). Under tsx/vitest the
  * worker is the .ts source and needs tsx's loader; from dist it is plain .js.
  */
@@ -163,7 +166,8 @@ export class WorkerPool<In, Out> {
     }
   }
 
-  private settle(worker: Channel, msg: { id: number; error?: string }): void {
+  private settle(worker: Channel, msg: { id: number; error?: string; note?: unknown }): void {
+    if (msg.id === undefined) return void this.options.onNote?.(msg.note);
     const job = this.pending.get(msg.id);
     this.pending.delete(msg.id);
     this.inflight.set(worker, (this.inflight.get(worker) as number) - 1);

@@ -14,6 +14,8 @@ import type { PartitionSettings } from "../protocol/refresh-types.js";
 import { retireRegions, retirementBlocked } from "./retire.js";
 import type { Outcome, RefreshResult } from "../protocol/refresh.js";
 import type { Partition, TaskDefinition } from "../task/task.js";
+import { hearStages } from "../stage-times.js";
+import type { StageEvent } from "../stage-times.js";
 import { commitSnapshot, provenCurrents } from "../manifest/snapshot-commit.js";
 import type { CommitResult, KnownCurrent, Proof } from "../manifest/snapshot-commit.js";
 
@@ -65,6 +67,10 @@ export interface JobHooks {
   store: ObjectStore;
   task: TaskDefinition;
   onResult?: (result: RefreshResult, done: number, total: number) => void;
+  /** The partitions planned, before the first is refreshed. */
+  onStart?: (total: number) => void;
+  /** Each stage a partition begins, on this thread or a worker (a long one's count so far too). */
+  onStage?: (event: StageEvent) => void;
   signal?: AbortSignal;
 }
 
@@ -196,6 +202,8 @@ export async function runJob(job: RefreshJob, hooks: JobHooks): Promise<Backfill
   // Once the store itself fails (unreachable, credentials refused, ignores conditional writes), every other
   // partition would fail the same way after its own retries: start no more.
   let storeFailed = false;
+  hooks.onStart?.(partitions.length);
+  const unhear = hooks.onStage ? hearStages(hooks.onStage) : undefined;
   try {
     const lane = async () => {
       for (let queue = ready.shift(); queue; queue = ready.shift()) {
@@ -213,6 +221,7 @@ export async function runJob(job: RefreshJob, hooks: JobHooks): Promise<Backfill
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queues.size) }, lane));
   } finally {
+    unhear?.();
     await runner.close();
   }
   // Tombstones: only a run over the full, complete region list that finished every partition may retire.

@@ -10,6 +10,7 @@ import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
 import type { KnownManifest } from "../manifest/checks.js";
 import { refreshPartition } from "../protocol/refresh.js";
 import type { ManifestAtStart } from "../protocol/refresh.js";
+import { hearStages } from "../stage-times.js";
 import { loadStore } from "../store/backends.js";
 import type { ObjectStore } from "../store/types.js";
 import type { Partition, TaskDefinition } from "../task/task.js";
@@ -44,6 +45,8 @@ const channel = parentPort
       answer: (m: object) => parentPort?.postMessage(m),
     }
   : { onJob: (f: (m: Message) => void) => process.on("message", f), answer: (m: object) => process.send?.(m) };
+// The stages it runs reach the backfill's progress as notes (messages without an id).
+hearStages((note) => channel.answer({ note }));
 // A worker process whose backfill is gone (killed, crashed) stops too, instead of computing for nobody.
 if (!parentPort) process.on("disconnect", () => process.exit(0));
 

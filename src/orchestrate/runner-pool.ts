@@ -2,6 +2,8 @@ import { WorkerPool } from "../geo/worker-pool.js";
 import type { PreparedInput, ResolvedInput } from "../inputs/identity.js";
 import { failedBeforeRun, quickCheck } from "../protocol/refresh.js";
 import type { RefreshResult } from "../protocol/refresh.js";
+import { stageNote } from "../stage-times.js";
+import type { StageEvent } from "../stage-times.js";
 import type { PartitionWork, WorkerMessage } from "./partition-worker.js";
 import type { PartitionRunner, RunnerContext, RunnerFactory } from "./runner.js";
 
@@ -42,12 +44,11 @@ function pooled(kind: "thread" | "process", ctx: RunnerContext): PartitionRunner
       } catch (error) {
         return failedBeforeRun(partition, runId, error);
       }
-      pool ??= new WorkerPool(
-        WORKER_URL,
-        workers,
-        Math.ceil(concurrency / workers),
-        kind === "process" ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {},
-      );
+      pool ??= new WorkerPool(WORKER_URL, workers, Math.ceil(concurrency / workers), {
+        ...(kind === "process" ? { kind: "process", nodeFlags: ["--single-threaded-gc"] } : {}),
+        // A worker's stages are said here again, where the backfill's progress hears them.
+        onNote: (note) => stageNote(note as StageEvent),
+      });
       // A stop request reaches the partitions in flight on the workers too (they end waits, never writes).
       if (signal && !stopWired) {
         stopWired = true;

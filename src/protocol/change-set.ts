@@ -55,7 +55,7 @@ export async function previousAhead(plan: RunPlan, run: RunContext): Promise<Sid
     const ahead = against && digestAhead(store, against, task.key, memoryBudget(plan.options.maxMemory).partBytes);
     if (!ahead) return undefined;
     // Its own line in the stage times: it overlaps compute, sort and encode, on the other core.
-    return { ...ahead, side: timed("previous version digested (second thread)", partition, () => ahead.side) };
+    return { ...ahead, side: timed("previous version digested (second thread)", partition, () => ahead.side, false) };
   } catch {
     return undefined;
   }

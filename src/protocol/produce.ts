@@ -89,7 +89,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const staged = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
-    await timed("stage", plan.options.partition, () =>
+    await timed("write aside", plan.options.partition, () =>
       store.put(temp, staged, { mode: "create", partBytes: budget.partBytes }),
     );
     const source = await storeSource(store, temp, budget.partBytes, staged.size);

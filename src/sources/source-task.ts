@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import type { RecordBatch } from "apache-arrow";
+import { stageDetail } from "../stage-times.js";
 import { redact } from "../store/secrets.js";
 import { defineTask } from "../task/task.js";
 import type { TaskContext, TaskDefinition } from "../task/task.js";
@@ -71,13 +72,19 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
               })
             : undefined,
       };
+      const shortName = name.split(/[?#]/)[0]?.split("/").pop() ?? name;
       const format = await loadFormat(spec.format);
       const opened = await format.open(file, readOptions(spec));
       try {
         // A file silent about its CRS fails before its rows are read, unless reading is what finds the CRS.
         if (opened.crs === undefined && opened.impliedCrs === undefined) sourceCrs(opened, spec.crs, name);
         const batches: RecordBatch[] = [];
-        for await (const batch of opened.batches()) batches.push(batch);
+        let rows = 0;
+        for await (const batch of opened.batches()) {
+          batches.push(batch);
+          rows += batch.numRows;
+          stageDetail(ctx.partition, `${rows.toLocaleString("en")} rows read from ${shortName}`);
+        }
         for (const [path, before] of seen)
           if ((await statOf(path)) !== before)
             throw new SourceError(

@@ -112,3 +112,102 @@ describe("a step's progress (sink) without a terminal", () => {
     expect(lines(0, true)).toEqual([]);
   });
 });
+
+describe("what a partition in flight is doing", () => {
+  const stage = (partition: string, s: string) => ({ partition, stage: s });
+  const detail = (partition: string, d: string) => ({ partition, detail: d });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("without a terminal: a line every everyMs while a partition runs, its stage and rows read, none after", async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const tty = process.stderr.isTTY;
+    process.stderr.isTTY = false;
+    try {
+      const p = progressReporter(false, false, { everyMs: 60 });
+      p.onStart(1);
+      p.onStage(stage("d r0 2026-01-01", "compute (read, reproject)"));
+      p.onStage(detail("d r0 2026-01-01", "65,536 rows read from r0.geojson"));
+      await sleep(400);
+      p.onStage(stage("d r0 2026-01-01", "change set"));
+      await sleep(400);
+      p.onResult(
+        { partition: { dataset: "d", region: "r0", date: "2026-01-01" }, outcome: "promoted", runId: "x", message: "" },
+        1,
+        1,
+      );
+      const before = written.length;
+      await sleep(200);
+      expect(written.length, "nothing once no partition is in flight").toBe(before);
+      p.end();
+    } finally {
+      spy.mockRestore();
+      process.stderr.isTTY = tty;
+    }
+    const lines = written.join("").trim().split("\n");
+    expect(lines[0]).toMatch(
+      /^progress: d r0 2026-01-01: compute \(read, reproject\), 65,536 rows read from r0\.geojson, \ds in$/,
+    );
+    expect(lines.some((l) => /^progress: d r0 2026-01-01: change set, \ds in$/.test(l))).toBe(true);
+    expect(lines.every((l) => l.startsWith("progress: d r0 "))).toBe(true);
+  });
+
+  it("with several partitions, the bar before it; nothing under --json or --quiet", async () => {
+    const run = (json: boolean, quiet: boolean) => {
+      const written: string[] = [];
+      const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+        written.push(String(chunk));
+        return true;
+      });
+      const tty = process.stderr.isTTY;
+      process.stderr.isTTY = false;
+      const p = progressReporter(json, quiet, { everyMs: 60 });
+      p.onStart(3);
+      p.onStage(stage("d r1 2026-01-01", "sort, encode"));
+      return sleep(400).then(() => {
+        p.end();
+        spy.mockRestore();
+        process.stderr.isTTY = tty;
+        return written.join("");
+      });
+    };
+    expect(await run(false, false)).toMatch(
+      /^progress: \[\.{20}\] 0\/3 {2}\(0\.0\/s\) · d r1 2026-01-01: sort, encode, 0s in\n/,
+    );
+    expect(await run(true, false)).toBe("");
+    expect(await run(false, true)).toBe("");
+  });
+
+  it("on a terminal: each stage drawn over the last, and a single partition's line cleared when it ends", () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const tty = process.stderr.isTTY;
+    process.stderr.isTTY = true;
+    try {
+      const p = progressReporter(false, false);
+      p.onStart(1);
+      p.onStage(stage("d r0 2026-01-01", "compute (read, reproject)"));
+      p.onStage(stage("d r0 2026-01-01", "publish"));
+      p.onResult(
+        { partition: { dataset: "d", region: "r0", date: "2026-01-01" }, outcome: "promoted", runId: "x", message: "" },
+        1,
+        1,
+      );
+      p.end();
+    } finally {
+      spy.mockRestore();
+      process.stderr.isTTY = tty;
+    }
+    expect(written).toEqual([
+      "\r\x1b[Kd r0 2026-01-01: compute (read, reproject), 0s in",
+      "\r\x1b[Kd r0 2026-01-01: publish, 0s in",
+      "\r\x1b[K",
+    ]);
+  });
+});

@@ -31,7 +31,7 @@ describe("stage times", () => {
     const stages = [
       "compute (read, reproject)",
       "sort, encode",
-      "stage",
+      "write aside",
       "read back, validate, digest",
       "change set",
       "publish",
