@@ -30,22 +30,27 @@ describe("progress bar", () => {
   });
 });
 
-/** The lines `fn` writes to stderr when stderr is not a terminal (a CI log). */
-function stderrWithoutTerminal(fn: () => void): string[] {
+/** What `fn` writes to stderr, chunk by chunk, while stderr is (`tty`) or is not a terminal. */
+async function stderrChunks(tty: boolean, fn: (written: string[]) => unknown): Promise<string[]> {
   const written: string[] = [];
   const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
     written.push(String(chunk));
     return true;
   });
-  const tty = process.stderr.isTTY;
-  process.stderr.isTTY = false;
+  const was = process.stderr.isTTY;
+  process.stderr.isTTY = tty;
   try {
-    fn();
+    await fn(written);
   } finally {
     spy.mockRestore();
-    process.stderr.isTTY = tty;
+    process.stderr.isTTY = was;
   }
-  return written.join("").trim().split("\n");
+  return written;
+}
+
+/** The lines `fn` writes to stderr when stderr is not a terminal (a CI log). */
+async function stderrWithoutTerminal(fn: (written: string[]) => unknown): Promise<string[]> {
+  return (await stderrChunks(false, fn)).join("").trim().split("\n");
 }
 
 describe("progress without a terminal", () => {
@@ -64,9 +69,9 @@ describe("progress without a terminal", () => {
       p.end();
     });
 
-  it("says what went wrong at once, and otherwise only how far it got, at most every everyMs", () => {
-    expect(lines(3_600_000, false)).toEqual(["3/4 invalid d r2 2026-01-01: refused: too few rows"]);
-    const every = lines(0, false);
+  it("says what went wrong at once, and otherwise only how far it got, at most every everyMs", async () => {
+    expect(await lines(3_600_000, false)).toEqual(["3/4 invalid d r2 2026-01-01: refused: too few rows"]);
+    const every = await lines(0, false);
     expect(every).toEqual([
       expect.stringMatching(/^progress: \[#####\.+\] 1\/4 unchanged 1 /),
       expect.stringMatching(/^progress: \[#{10}\.+\] 2\/4 unchanged 2 /),
@@ -74,8 +79,8 @@ describe("progress without a terminal", () => {
     ]);
   });
 
-  it("with verbose, a line per partition", () => {
-    expect(lines(3_600_000, true)).toEqual([
+  it("with verbose, a line per partition", async () => {
+    expect(await lines(3_600_000, true)).toEqual([
       "1/4 unchanged d r0 2026-01-01: ok",
       "2/4 unchanged d r1 2026-01-01: ok",
       "3/4 invalid d r2 2026-01-01: refused: too few rows",
@@ -98,18 +103,20 @@ describe("a window that has not ended", () => {
 });
 
 describe("a step's progress (sink) without a terminal", () => {
-  const lines = (everyMs: number, json = false) =>
-    stderrWithoutTerminal(() => {
-      const step = stepProgress("sink parcels", json, false, { everyMs });
-      for (let done = 1; done <= 4; done++) step(done, 4);
-    }).filter(Boolean);
+  const lines = async (everyMs: number, json = false) =>
+    (
+      await stderrWithoutTerminal(() => {
+        const step = stepProgress("sink parcels", json, false, { everyMs });
+        for (let done = 1; done <= 4; done++) step(done, 4);
+      })
+    ).filter(Boolean);
 
-  it("says how far it got at most every everyMs, never after the last unit, and nothing under --json", () => {
-    const every = lines(0);
+  it("says how far it got at most every everyMs, never after the last unit, and nothing under --json", async () => {
+    const every = await lines(0);
     expect(every).toHaveLength(3);
     expect(every[0]).toMatch(/^progress: sink parcels: \[#{5}\.{15}\] 1\/4 /);
-    expect(lines(60_000)).toEqual([]);
-    expect(lines(0, true)).toEqual([]);
+    expect(await lines(60_000)).toEqual([]);
+    expect(await lines(0, true)).toEqual([]);
   });
 });
 
@@ -117,16 +124,16 @@ describe("what a partition in flight is doing", () => {
   const stage = (partition: string, s: string) => ({ partition, stage: s });
   const detail = (partition: string, d: string) => ({ partition, detail: d });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const promoted = (region: string): RefreshResult => ({
+    partition: { dataset: "d", region, date: "2026-01-01" },
+    outcome: "promoted",
+    runId: "x",
+    message: "",
+  });
 
   it("without a terminal: a line every everyMs while a partition runs, its stage and rows read, none after", async () => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    const tty = process.stderr.isTTY;
-    process.stderr.isTTY = false;
-    try {
+    let quietAfter = true;
+    const lines = await stderrWithoutTerminal(async (written) => {
       const p = progressReporter(false, false, { everyMs: 60 });
       p.onStart(1);
       p.onStage(stage("d r0 2026-01-01", "compute (read, reproject)"));
@@ -134,20 +141,13 @@ describe("what a partition in flight is doing", () => {
       await sleep(400);
       p.onStage(stage("d r0 2026-01-01", "change set"));
       await sleep(400);
-      p.onResult(
-        { partition: { dataset: "d", region: "r0", date: "2026-01-01" }, outcome: "promoted", runId: "x", message: "" },
-        1,
-        1,
-      );
+      p.onResult(promoted("r0"), 1, 1);
       const before = written.length;
       await sleep(200);
-      expect(written.length, "nothing once no partition is in flight").toBe(before);
+      quietAfter = written.length === before;
       p.end();
-    } finally {
-      spy.mockRestore();
-      process.stderr.isTTY = tty;
-    }
-    const lines = written.join("").trim().split("\n");
+    });
+    expect(quietAfter, "nothing once no partition is in flight").toBe(true);
     expect(lines[0]).toMatch(
       /^progress: d r0 2026-01-01: compute \(read, reproject\), 65,536 rows read from r0\.geojson, \ds in$/,
     );
@@ -156,24 +156,16 @@ describe("what a partition in flight is doing", () => {
   });
 
   it("with several partitions, the bar before it; nothing under --json or --quiet", async () => {
-    const run = (json: boolean, quiet: boolean) => {
-      const written: string[] = [];
-      const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-        written.push(String(chunk));
-        return true;
-      });
-      const tty = process.stderr.isTTY;
-      process.stderr.isTTY = false;
-      const p = progressReporter(json, quiet, { everyMs: 60 });
-      p.onStart(3);
-      p.onStage(stage("d r1 2026-01-01", "sort, encode"));
-      return sleep(400).then(() => {
-        p.end();
-        spy.mockRestore();
-        process.stderr.isTTY = tty;
-        return written.join("");
-      });
-    };
+    const run = async (json: boolean, quiet: boolean) =>
+      (
+        await stderrChunks(false, async () => {
+          const p = progressReporter(json, quiet, { everyMs: 60 });
+          p.onStart(3);
+          p.onStage(stage("d r1 2026-01-01", "sort, encode"));
+          await sleep(400);
+          p.end();
+        })
+      ).join("");
     expect(await run(false, false)).toMatch(
       /^progress: \[\.{20}\] 0\/3 {2}\(0\.0\/s\) · d r1 2026-01-01: sort, encode, 0s in\n/,
     );
@@ -181,29 +173,15 @@ describe("what a partition in flight is doing", () => {
     expect(await run(false, true)).toBe("");
   });
 
-  it("on a terminal: each stage drawn over the last, and a single partition's line cleared when it ends", () => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    const tty = process.stderr.isTTY;
-    process.stderr.isTTY = true;
-    try {
+  it("on a terminal: each stage drawn over the last, and a single partition's line cleared when it ends", async () => {
+    const written = await stderrChunks(true, () => {
       const p = progressReporter(false, false);
       p.onStart(1);
       p.onStage(stage("d r0 2026-01-01", "compute (read, reproject)"));
       p.onStage(stage("d r0 2026-01-01", "publish"));
-      p.onResult(
-        { partition: { dataset: "d", region: "r0", date: "2026-01-01" }, outcome: "promoted", runId: "x", message: "" },
-        1,
-        1,
-      );
+      p.onResult(promoted("r0"), 1, 1);
       p.end();
-    } finally {
-      spy.mockRestore();
-      process.stderr.isTTY = tty;
-    }
+    });
     expect(written).toEqual([
       "\r\x1b[Kd r0 2026-01-01: compute (read, reproject), 0s in",
       "\r\x1b[Kd r0 2026-01-01: publish, 0s in",
