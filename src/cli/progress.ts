@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { err } from "./output.js";
 import type { Outcome, RefreshResult } from "../protocol/refresh.js";
 import type { StageEvent } from "../stage-times.js";
@@ -182,15 +183,29 @@ export function stepProgress(
   quiet: boolean,
   { everyMs = PROGRESS_EVERY_MS }: { everyMs?: number } = {},
 ): (done: number, total: number) => void {
-  const started = Date.now();
+  const started = performance.now();
   let last = started;
   return (done, total) => {
     if (json || quiet) return;
     if (process.stderr.isTTY) {
-      err(`\r\x1b[K${what}: ${progressBar(done, total, {}, Date.now() - started)}${done === total ? "\n" : ""}`);
-    } else if (done < total && Date.now() - last >= everyMs) {
-      last = Date.now();
+      err(`\r\x1b[K${what}: ${progressBar(done, total, {}, performance.now() - started)}${done === total ? "\n" : ""}`);
+    } else if (done < total && performance.now() - last >= everyMs) {
+      last = performance.now();
       err(`progress: ${what}: ${progressBar(done, total, {}, last - started, 20)}\n`);
     }
+  };
+}
+
+/** Progress of a command of several counted steps ("stac parcels: manifests read"), each as `stepProgress`. */
+export function stepsProgress(
+  what: string,
+  json: boolean,
+  quiet: boolean,
+): (step: string, done: number, total: number) => void {
+  const steps = new Map<string, (done: number, total: number) => void>();
+  return (step, done, total) => {
+    let report = steps.get(step);
+    if (!report) steps.set(step, (report = stepProgress(`${what}: ${step}`, json, quiet)));
+    report(done, total);
   };
 }

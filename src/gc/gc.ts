@@ -34,6 +34,8 @@ export interface GcOptions {
   /** Accept a floor below MIN_FLOOR_MS (artifacts and events stay safe by the protocol; see docs/gc.md). */
   overrideFloor?: boolean;
   leaseMs?: number;
+  /** How far it got: datasets examined (and, with apply, collected), then the deletes of temp and memo objects. */
+  onProgress?: (step: "datasets" | "temp objects deleted", done: number, total: number) => void;
   /** The clock gc compares ages with (tests move it forward; never used for keys). */
   now?: Date;
 }
@@ -97,7 +99,9 @@ export async function collectGarbage(store: ObjectStore, opts: GcOptions): Promi
   for (const prefix of ["manifests/", "outbox/", ...(opts.artifacts ? ["artifacts/"] : [])])
     await datasetNames(store, prefix, datasets, broken);
   const gcId = `gc-${randomUUID()}`;
-  for (const dataset of [...datasets].sort()) {
+  const names = [...datasets].sort();
+  for (const [i, dataset] of names.entries()) {
+    opts.onProgress?.("datasets", i, names.length);
     const reason = broken.get(dataset);
     const byPartition = reason
       ? undefined
@@ -119,8 +123,13 @@ export async function collectGarbage(store: ObjectStore, opts: GcOptions): Promi
   const uploads: { key: string; uploadId: string }[] = [];
   if (hasMultipartUploads(store)) for await (const u of store.staleUploads(floor)) uploads.push(u);
   report.uploads = uploads.map((u) => `${u.key} (upload ${u.uploadId})`);
+  opts.onProgress?.("datasets", names.length, names.length);
   if (opts.apply) {
-    for (const key of [...report.temp, ...report.memo]) await store.delete(key);
+    const deletes = [...report.temp, ...report.memo];
+    for (const [i, key] of deletes.entries()) {
+      await store.delete(key);
+      opts.onProgress?.("temp objects deleted", i + 1, deletes.length);
+    }
     if (hasMultipartUploads(store)) for (const u of uploads) await store.abortUpload(u.key, u.uploadId);
   }
   return report;

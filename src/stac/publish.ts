@@ -26,6 +26,8 @@ export interface StacOptions {
   license?: string;
   title?: string;
   description?: string;
+  /** How far it got: manifests read, then catalog objects written (or found unchanged). */
+  onProgress?: (step: "manifests read" | "objects written", done: number, total: number) => void;
 }
 
 export interface StacSummary {
@@ -53,7 +55,8 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     collectionKey: collectionKey(dataset),
     locate: (key) => absoluteUrl(store.locate(key)),
   };
-  const options = JSON.stringify({ ...opts, license: catalog.license, at: catalog.locate(catalog.collectionKey) });
+  const { onProgress, ...chosen } = opts;
+  const options = JSON.stringify({ ...chosen, license: catalog.license, at: catalog.locate(catalog.collectionKey) });
   const previous = await readState(store, dataset);
   if (await provenUnchanged(store, dataset, previous, options)) return unchangedSummary(store, dataset);
   // The catalog as found, listed *before* the manifests are read: every write below is conditional on these
@@ -72,7 +75,9 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     if (version === undefined) existing.delete(k);
     else existing.set(k, version);
   });
-  const { current, versions, manifests } = await itemsOf(store, dataset, catalog);
+  const { current, versions, manifests } = await itemsOf(store, dataset, catalog, (done, total) =>
+    onProgress?.("manifests read", done, total),
+  );
   const itemKeys = current.map(([k]) => k);
   const parquet = await itemsParquet(
     current.map(([, i]) => i),
@@ -95,6 +100,7 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
   ];
   let written = 0;
   let unchanged = 0;
+  const total = stages.reduce((n, stage) => n + stage.length, 0);
   const objects: Record<string, string> = {};
   const hashes: Record<string, string> = {};
   for (const stage of stages)
@@ -109,6 +115,7 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
         objects[key] = await guardedPut(store, dataset, key, bytes, found.version, contentType);
         written++;
       }
+      onProgress?.("objects written", written + unchanged, total);
     });
   const wanted = new Set([...stages.flat().map(([k]) => k), stateKey(dataset)]);
   const stale = [...existing.keys()].filter((k) => !wanted.has(k));
@@ -146,8 +153,9 @@ async function itemsOf(
   store: ObjectStore,
   dataset: string,
   catalog: CatalogOptions,
+  onRead: (done: number, total: number) => void,
 ): Promise<{ current: [string, StacItem][]; versions: [string, StacItem][]; manifests: Record<string, string> }> {
-  const scanned = await new Dataset(store, dataset).scan();
+  const scanned = await new Dataset(store, dataset).scan(undefined, onRead);
   if (scanned.problems[0])
     throw new StacError(
       `refusing to write a catalog that would leave out ${scanned.problems.length} partition(s): ${scanned.problems[0].message}`,

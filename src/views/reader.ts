@@ -38,7 +38,11 @@ export class Dataset {
    * Every partition's manifest, and the manifests that could not be read (not JSON, schema-invalid, tampered),
    * each with its message: one bad manifest does not hide the rest. A listing the store refuses still throws.
    */
-  async scan(region?: string): Promise<{ partitions: PartitionState[]; problems: { key: string; message: string }[] }> {
+  /** Every partition's manifest, and those that could not be read; `onRead(done, total)` after each GET. */
+  async scan(
+    region?: string,
+    onRead?: (done: number, total: number) => void,
+  ): Promise<{ partitions: PartitionState[]; problems: { key: string; message: string }[] }> {
     const keys: { key: string; region: string; date: string }[] = [];
     for await (const e of this.store.list(manifestPrefix(this.name, region))) {
       const p = partitionOfManifestKey(e.key);
@@ -56,6 +60,7 @@ export class Dataset {
         if (!(error instanceof ManifestError)) throw error;
         problems.push({ key: k.key, message: error.message });
       }
+      onRead?.(partitions.length + problems.length, keys.length);
     });
     const order = (a: { key?: string; region: string; date: string }, b: typeof a) =>
       a.region === b.region ? (a.date < b.date ? -1 : 1) : a.region < b.region ? -1 : 1;

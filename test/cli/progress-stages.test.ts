@@ -76,4 +76,18 @@ describe("progress from worker threads and processes", () => {
         r.stderr,
       ).toBe(true);
     }, 60_000);
+
+  it("stac and gc say how far they got, step by step, without a terminal", async () => {
+    const store = join(dir, "threads");
+    const env = { GEOREFRESH_PROGRESS_SECONDS: "0.000001" };
+    const stac = await runCli(["stac", "points", "--config", config, "--store", store], env);
+    expect(stac.code, stac.stderr).toBe(0);
+    expect(stac.stderr).toMatch(/^progress: stac points: manifests read: \[#{10}\.{10}\] 1\/2 /m);
+    expect(stac.stderr).toMatch(/^progress: stac points: objects written: \[[#.]{20}\] 1\/\d+ /m);
+    const gc = await runCli(["gc", "--config", config, "--store", store], env);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(gc.stderr).toMatch(/^progress: gc: datasets: \[\.{20}\] 0\/1 /m);
+    const json = await runCli(["stac", "points", "--config", config, "--store", store, "--json"], env);
+    expect(json.stderr).toBe("");
+  }, 60_000);
 });

@@ -57,12 +57,18 @@ function suite(h: StoreHarness): void {
 
   it("a dry run lists the leftovers and deletes nothing", async () => {
     const before = await snapshot(store);
+    const said: [string, number, number][] = [];
     const r = await collectGarbage(store, {
       olderThanMs: DAY,
       apply: false,
       artifacts: { keep: 0 },
       now: new Date(Date.now() + 2 * DAY),
+      onProgress: (step, done, total) => said.push([step, done, total]),
     });
+    // Each dataset as it is examined, then the last; a dry run deletes nothing, so says no deletes.
+    expect(said.length).toBeGreaterThan(1);
+    expect(said.at(-1)).toEqual(["datasets", said.length - 1, said.length - 1]);
+    expect(said.map(([step, done]) => `${step} ${done}`)).toEqual(said.map((_, i) => `datasets ${i}`));
     expect(r).toMatchObject({
       applied: false,
       temp: [temp],

@@ -94,7 +94,19 @@ describe("georefresh stac", () => {
   });
 
   it("a projected storage CRS gets proj:code and proj:bbox, with the lon/lat bbox around it; monthly cadence spans the month", async () => {
-    await writeStac(store, "p", { cadence: "monthly" });
+    const said: [string, number, number][] = [];
+    const s = await writeStac(store, "p", {
+      cadence: "monthly",
+      onProgress: (step, done, total) => said.push([step, done, total]),
+    });
+    // How far it got, step by step, to the end of each: 6 manifests read, then each object written once.
+    const read = said.filter(([step]) => step === "manifests read");
+    expect(read.map(([, done]) => done)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(read.every(([, , total]) => total === 6)).toBe(true);
+    const objects = s.items + s.versions + 2;
+    expect(said.filter(([step]) => step === "objects written")).toEqual(
+      Array.from({ length: objects }, (_, i) => ["objects written", i + 1, objects]),
+    );
     const item = load("stac/p/items/p-south-2026-01-02.json");
     expectValid(item, validItem, "p item");
     expect(item.properties["proj:code"]).toBe("EPSG:5070");

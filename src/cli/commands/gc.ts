@@ -8,6 +8,7 @@ import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
 import { action } from "../action.js";
 import { err, out, printJson } from "../output.js";
+import { stepsProgress } from "../progress.js";
 
 export function registerGc(program: Command): void {
   program
@@ -64,6 +65,7 @@ export function registerGc(program: Command): void {
               apply: Boolean(opts.apply),
               memo: Boolean(opts.memo),
               ...(opts.artifacts ? { artifacts: { keep } } : {}),
+              onProgress: stepsProgress("gc", Boolean(opts.json), false),
             });
             // This machine's TMPDIR too: staged artifacts and input copies of killed runs (never a live run's).
             const local = await sweepLocalTemp({

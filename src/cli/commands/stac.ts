@@ -7,6 +7,7 @@ import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { out, printJson } from "../output.js";
+import { stepsProgress } from "../progress.js";
 
 const HELP = `
 Writes stac/<dataset>/collection.json, one Item per current partition (items/), one per earlier version still
@@ -33,7 +34,8 @@ export function registerStac(program: Command): void {
         const { task, catalog } = datasetOf(config, name);
         const store = await loadStore(config.store);
         try {
-          const summary = await writeStac(store, name, { cadence: task.cadence, ...catalog });
+          const onProgress = stepsProgress(`stac ${name}`, Boolean(opts.json), false);
+          const summary = await writeStac(store, name, { cadence: task.cadence, ...catalog, onProgress });
           if (opts.json) printJson({ ok: true, ...summary });
           else out(`${summary.collection}\n`);
         } finally {
