@@ -26,7 +26,8 @@ import type { WindowOptions } from "./window.js";
 /** What `backfill` and `run` share: a refresh over a window, its dry run, its report and its exit code. */
 
 export interface BackfillCliOptions extends CommonOptions, WindowOptions, PartitionFlags {
-  dataset: string;
+  /** Absent: the config's only dataset. */
+  dataset?: string;
   concurrency: number;
   shard?: string;
   shards?: number;
@@ -120,7 +121,7 @@ function shardOf(opts: BackfillCliOptions): Shard | undefined {
 
 /** `--list-shards N`: each shard's region lanes, for engines that map a task over a list (Airflow, Argo). */
 async function listShards(
-  opts: BackfillCliOptions & { from: string },
+  opts: Named & { from: string },
   task: Parameters<typeof planLanes>[0]["task"],
 ): Promise<void> {
   const count = opts.listShards as number;
@@ -142,14 +143,22 @@ async function listShards(
   else for (const s of shards) out(`${s.shard}\t${s.partitions} partitions\t${s.regions.join(",") || "-"}\n`);
 }
 
+/** The options once the dataset is known (named, or the config's only one). */
+type Named = BackfillCliOptions & { dataset: string };
+
 /**
  * `backfill`, and `run` as a backfill of one partition (`single`): the window, then a dry run, the shards' list or
  * the refresh itself, and the report. Returns the exit code.
  */
-export async function runBackfill(cli: BackfillCliOptions, single: boolean): Promise<number> {
-  const json = Boolean(cli.json);
-  const config = await openConfig(cli);
+export async function runBackfill(given: BackfillCliOptions, single: boolean): Promise<number> {
+  const json = Boolean(given.json);
+  const config = await openConfig(given);
+  const names = [...Object.keys(config.datasets), ...Object.keys(config.broken)];
+  const cli = { ...given, dataset: given.dataset ?? onlyOne("--dataset", names, `datasets in ${config.path}`) };
   const { task, ref, params } = datasetOf(config, cli.dataset);
+  // `run` of a dataset of one region needs no --region, as `cargo run` of one binary needs no --bin.
+  if (single && cli.regions === undefined)
+    cli.regions = onlyOne("--region", await regionsOfTask(task), `regions of ${cli.dataset}`);
   const to = windowEnd(cli);
   const opts = { ...cli, to, from: windowStart({ ...cli, to }, task.cadence) };
   const unfinished = unfinishedDateWarning(single ? "--date" : "--to", to, task.cadence);
@@ -202,7 +211,7 @@ type Opened = Awaited<ReturnType<typeof openConfig>>;
 
 /** `--dry-run`: what a run would do to each partition, and why; 5 when one cannot be planned, 3 for the store. */
 async function dryRun(
-  opts: BackfillCliOptions & { from: string; to: string },
+  opts: Named & { from: string; to: string },
   at: {
     store: ObjectStore;
     task: TaskDefinition;
@@ -235,7 +244,7 @@ async function dryRun(
 function reportSummary(
   summary: BackfillSummary,
   code: number,
-  opts: BackfillCliOptions,
+  opts: Named,
   { single, sharded }: { single: boolean; sharded: boolean },
 ): void {
   const json = Boolean(opts.json);
@@ -329,4 +338,14 @@ function latestOnlyNote(
   if (dates.length < 2) return undefined;
   const last = dates[dates.length - 1] as string;
   return `georefresh: the feed url of ${dataset} has no {date}, so its file is the feed as it is now, not as it was: only ${last}, the window's last date, reads it; the ${dates.length - 1} earlier date${dates.length > 2 ? "s are" : " is"} left as ${dates.length > 2 ? "they are" : "it is"} (put {date} in the url to backfill them from dated files, or "undated": "every-date" in the source if the file never changes)\n`;
+}
+
+/** The one name there is, or a usage error listing them: what a flag left out defaults to. */
+function onlyOne(flag: string, names: string[], what: string): string {
+  if (names.length === 1) return names[0] as string;
+  throw new UsageError(`${flag} is required: the ${what} are ${names.join(", ") || "none"}; name one`);
+}
+
+async function regionsOfTask(task: TaskDefinition): Promise<string[]> {
+  return typeof task.regions === "function" ? task.regions() : task.regions;
 }

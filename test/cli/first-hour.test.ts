@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli as spawnCli, runCliHere as runCli } from "../helpers/cli.js";
+import { writeFeedProject } from "../helpers/source-corpus.js";
 
 describe("run and backfill say what they did in one line, and nothing with --quiet", () => {
   let store: string;
@@ -240,10 +241,35 @@ describe("run and backfill say what they did in one line, and nothing with --qui
 
   it("--help marks the options a command cannot run without", async () => {
     const help = await runCli(["run", "--help"]);
-    expect(help.stdout).toMatch(/--dataset <name> +dataset from the config \(required\)\n/);
+    expect(help.stdout).toMatch(/--dataset <name> +dataset from the config \(default: its only one\)\n/);
     expect(help.stdout).toMatch(/--date <date> +logical date, YYYY-MM-DD \(required\)\n/);
     expect(help.stdout).not.toMatch(/--store <url>.*\(required\)/);
     const show = await runCli(["show", "--help"]);
     expect(show.stdout).toMatch(/--region <region> +the region \(required\)\n/);
+  });
+
+  it("--dataset and run's --region default to the only one there is, and name the choices when there are several", async () => {
+    const many = await runCli(["run", "--region", "RI", "--date", "2026-01-01", "--store", store]);
+    expect(many.code).toBe(2);
+    expect(many.stderr).toMatch(
+      /--dataset is required: the datasets in \S+georefresh\.config\.json are us-counties, .*city-catchments.*; name one/,
+    );
+    const regions = await runCli(["run", "--dataset", "us-counties", "--date", "2026-01-01", "--store", store]);
+    expect(regions.code).toBe(2);
+    expect(regions.stderr).toMatch(
+      /--region is required: the regions of us-counties are [A-Z]{2}, [A-Z]{2}, .*RI.*; name one/,
+    );
+    const dir = mkdtempSync(join(tmpdir(), "georefresh-only-one-"));
+    try {
+      const config = writeFeedProject(dir, ["weld"]);
+      const only = await runCli(["run", "--config", config, "--date", "2026-01-01"]);
+      expect(only.code, only.stderr).toBe(0);
+      expect(only.stdout).toMatch(/^parcels weld 2026-01-01: promoted: /);
+      const window = await runCli(["backfill", "--config", config, "--from", "2026-01-01", "--to", "2026-02-01"]);
+      expect(window.code, window.stderr).toBe(0);
+      expect(window.stdout).toMatch(/^parcels: 1 partition: 1 promoted/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -12,7 +12,7 @@ export function registerBackfill(program: Command): void {
     program
       .command("backfill")
       .description(DESCRIPTIONS.backfill)
-      .requiredOption("--dataset <name>", "dataset from the config"),
+      .option("--dataset <name>", "dataset from the config (default: its only one)"),
     "only these regions, comma-separated (no tombstoning then)",
   ).option("--concurrency <n>", "partitions in flight", wholeNumber(1), 4);
   workerOptions(shardOptions(backfill));

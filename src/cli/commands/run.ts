@@ -12,8 +12,8 @@ export function registerRun(program: Command): void {
   const run = program
     .command("run")
     .description(DESCRIPTIONS.run)
-    .requiredOption("--dataset <name>", "dataset from the config")
-    .requiredOption("--region <region>", "region")
+    .option("--dataset <name>", "dataset from the config (default: its only one)")
+    .option("--region <region>", "region (default: the dataset's only one)")
     .requiredOption("--date <date>", "logical date, YYYY-MM-DD");
   partitionOptions(run).option(
     "--dry-run",
@@ -26,8 +26,8 @@ export function registerRun(program: Command): void {
         (
           opts: CommonOptions &
             PartitionFlags & {
-              dataset: string;
-              region: string;
+              dataset?: string;
+              region?: string;
               date: string;
               dryRun?: boolean;
             },
@@ -35,7 +35,15 @@ export function registerRun(program: Command): void {
           // The window is this one date: a bad one is --date's mistake, not the window's (issue 27 item 8).
           if (!isCalendarDate(opts.date)) throw new UsageError(`--date ${opts.date} is not a calendar date YYYY-MM-DD`);
           return runBackfill(
-            { ...opts, from: opts.date, to: opts.date, regions: opts.region, concurrency: 1, timeZone: "UTC", lag: 0 },
+            {
+              ...opts,
+              from: opts.date,
+              to: opts.date,
+              ...(opts.region === undefined ? {} : { regions: opts.region }),
+              concurrency: 1,
+              timeZone: "UTC",
+              lag: 0,
+            },
             true,
           );
         },
