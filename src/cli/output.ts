@@ -3,6 +3,9 @@ import { redact } from "../store/secrets.js";
 import { exitCodeOf } from "./exit-codes.js";
 
 /** Everything the CLI prints goes through these two, so no URL is ever printed with its credentials. */
+/** "1 partition", "2 partitions". */
+export const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
+
 export function out(text: string): void {
   process.stdout.write(redact(text));
 }

@@ -17,7 +17,7 @@ import type { TaskDefinition } from "../task/task.js";
 import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT, EXIT_CODE, exitCodesHelp, SETUP_FAILURES, storeExit, worstExit } from "./exit-codes.js";
-import { err, out, printJson } from "./output.js";
+import { err, out, partitions, printJson } from "./output.js";
 import { progressReporter } from "./progress.js";
 import { groupPlans } from "./plan-report.js";
 import { regionsOf, unfinishedDateWarning, windowEnd, windowStart } from "./window.js";
@@ -95,7 +95,6 @@ function stopOnSignal(): { signal: AbortSignal; exitCode: number | undefined; di
   return state;
 }
 
-const partitions = (n: number) => `${n} partition${n === 1 ? "" : "s"}`;
 
 /** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
 function describePlan(dataset: string, planned: BackfillPlan): string {

@@ -248,7 +248,7 @@ describe("run and backfill say what they did in one line, and nothing with --qui
     expect(show.stdout).toMatch(/--region <region> +the region \(required\)\n/);
   });
 
-  it("--dataset and run's --region default to the only one there is, and name the choices when there are several", async () => {
+  it("--dataset and run's --region default to the only one there is, and name the choices when there are several; one partition is not 'partitions'", async () => {
     const many = await runCli(["run", "--region", "RI", "--date", "2026-01-01", "--store", store]);
     expect(many.code).toBe(2);
     expect(many.stderr).toMatch(
@@ -268,6 +268,13 @@ describe("run and backfill say what they did in one line, and nothing with --qui
       const window = await runCli(["backfill", "--config", config, "--from", "2026-01-01", "--to", "2026-02-01"]);
       expect(window.code, window.stderr).toBe(0);
       expect(window.stdout).toMatch(/^parcels: 1 partition: 1 promoted/);
+      // One partition is one partition, in the sink's lines too.
+      const gpkg = join(dir, "parcels.gpkg");
+      const dry = await runCli(["sink", "parcels", "--config", config, "--to", gpkg, "--dry-run"]);
+      expect(dry.stdout).toMatch(/: would apply 1 partition, 0 unchanged; nothing changed/);
+      const sunk = await runCli(["sink", "parcels", "--config", config, "--to", gpkg]);
+      expect(sunk.code, sunk.stderr).toBe(0);
+      expect(sunk.stdout).toMatch(/: 1 partition applied, 0 unchanged; rows \d+ inserted/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

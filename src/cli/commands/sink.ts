@@ -11,7 +11,7 @@ import { EXIT } from "../exit-codes.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { err, out, printJson } from "../output.js";
+import { err, out, partitions, printJson } from "../output.js";
 import { stepProgress } from "../progress.js";
 
 type Opts = CommonOptions & { to: string; snapshot?: string; table?: string; dryRun?: boolean; quiet?: boolean };
@@ -88,7 +88,7 @@ async function viewOf(ds: Dataset, opts: Opts): Promise<DatasetView> {
       );
     if (!opts.quiet && !opts.json)
       err(
-        `georefresh: ${ds.name} has no committed snapshot yet: applying the current manifests (${view.partitions.length} partitions). A backfill over every region, or finalize, commits one.\n`,
+        `georefresh: ${ds.name} has no committed snapshot yet: applying the current manifests (${partitions(view.partitions.length)}). A backfill over every region, or finalize, commits one.\n`,
       );
     return view;
   }
@@ -99,7 +99,7 @@ function outcomeLine(r: SinkReport): string {
   const p = r.partitions;
   const what = `${r.dataset} → ${r.to} table ${r.table} (${r.view})`;
   if (r.dryRun)
-    return `dry run: ${what}: would apply ${p.applied} partitions, ${p.unchanged} unchanged${p.gone ? `, ${p.gone} gone from the view` : ""}; nothing changed`;
+    return `dry run: ${what}: would apply ${partitions(p.applied)}, ${p.unchanged} unchanged${p.gone ? `, ${p.gone} gone from the view` : ""}; nothing changed`;
   const n = r.rows;
-  return `sink ${what}: ${p.applied} partitions applied, ${p.unchanged} unchanged${p.gone ? `, ${p.gone} gone from the view` : ""}; rows ${n.inserted} inserted, ${n.updated} updated, ${n.unchanged} unchanged, ${n.retired} retired${n.deleted ? `, ${n.deleted} replaced` : ""}`;
+  return `sink ${what}: ${partitions(p.applied)} applied, ${p.unchanged} unchanged${p.gone ? `, ${p.gone} gone from the view` : ""}; rows ${n.inserted} inserted, ${n.updated} updated, ${n.unchanged} unchanged, ${n.retired} retired${n.deleted ? `, ${n.deleted} replaced` : ""}`;
 }
