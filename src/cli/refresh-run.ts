@@ -95,7 +95,6 @@ function stopOnSignal(): { signal: AbortSignal; exitCode: number | undefined; di
   return state;
 }
 
-
 /** The dry run for people: counts, then each distinct reason with how many partitions, which regions, which dates. */
 function describePlan(dataset: string, planned: BackfillPlan): string {
   const tally = Object.entries(planned.counts)
