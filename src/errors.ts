@@ -47,6 +47,8 @@ export type ErrorCode =
   | "Source"
   // an upstream dataset is not promoted yet (exit 75: later)
   | "UpstreamMissing"
+  // a sink's database stayed held by another program (exit 75: later)
+  | "SinkBusy"
   // the store (store/errors.ts)
   | "NotFound"
   | "AlreadyExists"

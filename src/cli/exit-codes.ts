@@ -79,6 +79,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   UpstreamMissing: EXIT.transient,
   Unavailable: EXIT.transient,
   LockTimeout: EXIT.transient,
+  SinkBusy: EXIT.transient,
   // the store as set up
   NotFound: EXIT.store,
   AlreadyExists: EXIT.store,
@@ -115,7 +116,7 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
   75: {
     short: "unreachable store or input, or a partition blocked on an upstream dataset: run again later",
-    long: "the store (or an HTTP input) was unreachable or kept failing (connection refused, timeouts, throttling, 5xx after retries): nothing is wrong with the setup, run again later (EX_TEMPFAIL; a backfill stops starting partitions); or a partition was `blocked` because an upstream dataset's partition is not promoted yet",
+    long: "the store (or an HTTP input) was unreachable or kept failing (connection refused, timeouts, throttling, 5xx after retries): nothing is wrong with the setup, run again later (EX_TEMPFAIL; a backfill stops starting partitions); or a partition was `blocked` because an upstream dataset's partition is not promoted yet; or `sink`'s GeoPackage stayed locked by another program (an open transaction: a sqlite3 shell, an editor) for 10 minutes",
   },
   130: {
     short: "stopped by SIGINT: partitions in flight finished, run again to continue",

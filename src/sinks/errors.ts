@@ -15,3 +15,8 @@ export class SinkRefusedError extends GeorefreshError {
 export class SinkConnectError extends GeorefreshError {
   override readonly code: ErrorCode = "SinkConnect";
 }
+
+/** The database stayed held by another program past the sink's wait: nothing was changed; run again (exit 75). */
+export class SinkBusyError extends GeorefreshError {
+  override readonly code: ErrorCode = "SinkBusy";
+}

@@ -25,6 +25,8 @@ export interface SinkOptions {
   dryRun?: boolean;
   /** Called after each partition is applied (inside the transaction: nothing is visible before the end). */
   onPartition?: (p: ViewPartition, counts: ApplyCounts, done: number, of: number) => void;
+  /** Said once when the database is held by another sink or program and this one waits for it. */
+  onWait?: (why: string) => void;
 }
 
 export interface SinkReport {
@@ -55,7 +57,7 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
   quoteIdent(table, "table name");
   const keyed = o.key.length > 0;
   const kind = await sinkKindFor(o.to);
-  const session = await kind.open(o.to);
+  const session = await kind.open(o.to, o.onWait ? { onWait: o.onWait } : {});
   try {
     const first = planSink(table, o.view.partitions, await session.applied(table), keyed);
     const report = (plan: SinkPlan, dryRun: boolean): SinkReport => ({

@@ -124,8 +124,13 @@ export interface SinkDatabase {
 }
 
 /** A kind of sink: which `--to` it takes, what it can do, and how to open one. */
+export interface SinkHooks {
+  onWait?: (why: string) => void;
+}
+
 export interface SinkKind {
   name: string;
   capabilities: SinkCapabilities;
-  open(to: string): Promise<SinkDatabase>;
+  /** `onWait`: said once when the database is held by another sink or program and this one waits for it. */
+  open(to: string, hooks?: SinkHooks): Promise<SinkDatabase>;
 }

@@ -3,7 +3,8 @@
  * validate_gpkg.py passes, ogrinfo reads the count, the SRS and a bbox query through the R-tree; twice is identical
  * row by row; a change rewrites exactly the changed rows (the conformance suite, conformance.ts, holds the rest).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -192,6 +193,57 @@ describe("sink to a GeoPackage", () => {
     for (const l of lines) expect(l.ms).toBeGreaterThanOrEqual(0);
     expect(whole?.ms).toBeGreaterThanOrEqual(Math.max(...loads.map((l) => l.ms)));
   });
+
+  it("a file another program holds open in a transaction: the sink says it waits, then applies; or gives up with 75, nothing changed", async () => {
+    const file = join(dir, "held.gpkg");
+    expect((await runCli(["sink", "parcels", "--config", config, "--to", file])).code).toBe(0);
+    /** A reader in its own process (a sqlite3 shell, an editor) holding a read transaction open for `seconds`. */
+    const hold = async (seconds: number): Promise<ChildProcess> => {
+      const reader = spawn("/usr/bin/python3", [
+        "-c",
+        `import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN")
+c.execute("SELECT count(*) FROM parcels").fetchone()
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))`,
+        file,
+        String(seconds),
+      ]);
+      await new Promise<void>((ok, fail) => {
+        reader.stdout.on("data", () => ok());
+        reader.once("exit", (code) => fail(new Error(`the reader exited (${code}) before holding the file`)));
+      });
+      return reader;
+    };
+    const changed = parcels(N).map((p, i) => (i < 5 ? { ...p, zoning: "changed" } : p));
+    await promote("weld", "2026-03-04", changed); // after every date the other tests promote
+    const before = rowsOf(file);
+
+    const stuck = await hold(30);
+    const gaveUp = await runCli(["sink", "parcels", "--config", config, "--to", file], {
+      GEOREFRESH_SINK_WAIT_SECONDS: "1",
+    });
+    stuck.kill();
+    expect(gaveUp.code, gaveUp.stderr).toBe(75);
+    expect(gaveUp.stderr).toMatch(
+      /held\.gpkg is locked by another program .*; waiting up to 1 seconds for it to let go/,
+    );
+    expect(gaveUp.stderr).toMatch(
+      /held\.gpkg is still locked by another program after 1 seconds .* nothing was changed/,
+    );
+    expect(rowsOf(file)).toEqual(before);
+
+    const reader = await hold(2);
+    const readerDone = new Promise<number>((ok) => reader.once("exit", () => ok(Date.now())));
+    const waited = await runCli(["sink", "parcels", "--config", config, "--to", file]);
+    const sinkDone = Date.now();
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stderr.match(/is locked by another program/g)).toHaveLength(1);
+    expect(waited.stdout).toMatch(/: 1 partition applied, 1 unchanged; rows \d+ inserted, [1-9]\d* updated/);
+    expect(rowsOf(file)).not.toEqual(before);
+    expect(await readerDone).toBeLessThanOrEqual(sinkDone);
+  }, 60_000);
 
   it("encodes an empty geometry exactly as GDAL does", () => {
     const csv = join(dir, "empty.csv");

@@ -82,4 +82,31 @@ describe("georefresh sink in processes", () => {
     expect(`${down.stdout}${down.stderr}`).not.toContain("hunter2");
     await client.query("DROP TABLE sentinel");
   }, 60_000);
+
+  it("a sink that must wait for another sink of the table says so once, then applies", async () => {
+    const s = schema("waits");
+    // Another sink's transaction, as it holds the table: the same advisory lock, held for two seconds.
+    const other = new pg.Client({ connectionString: url() });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`georefresh sink ${s}.parcels`]);
+      const released = new Promise<number>((ok) =>
+        setTimeout(() => void other.query("COMMIT").then(() => ok(Date.now())), 2_000),
+      );
+      const r = await runCliHere(["sink", "parcels", "--config", config, "--to", to(s)]);
+      const done = Date.now();
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        r.stderr.match(/another sink of \S+\.parcels in postgresql:\/\/\S+ is at work; waiting for it to commit/g),
+      ).toHaveLength(1);
+      expect(r.stdout).toMatch(new RegExp(`2 partitions applied, 0 unchanged; rows ${2 * N} inserted`));
+      expect(await released).toBeLessThanOrEqual(done);
+      // --quiet says nothing, waiting or not.
+      const quiet = await runCliHere(["sink", "parcels", "--config", config, "--to", to(s), "--quiet"]);
+      expect(quiet.stderr).toBe("");
+    } finally {
+      await other.end();
+    }
+  }, 60_000);
 });

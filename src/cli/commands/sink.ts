@@ -64,6 +64,7 @@ happens in one transaction; a partition already applied at its version is never 
             history: entry.sink.history,
             dryRun: opts.dryRun,
             onPartition: (_p, _c, done, of) => step(done, of),
+            onWait: (why) => void (opts.json || opts.quiet ? undefined : err(`georefresh: ${why}\n`)),
           });
           if (opts.json) printJson({ ok: true, ...report });
           else if (!opts.quiet) out(`${outcomeLine(report)}\n`);

@@ -1,7 +1,8 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { SinkConnectError } from "../errors.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { SinkBusyError, SinkConnectError } from "../errors.js";
 import type { AppliedPartition } from "../plan.js";
 import type { SinkDatabase, SinkDialect, SinkKind } from "../sink.js";
 import { GeopackageDialect, readState } from "./dialect.js";
@@ -17,12 +18,55 @@ export const geopackageSink: SinkKind = {
   name: "geopackage",
   // No history table yet; two sinks of one file take turns (BEGIN IMMEDIATE).
   capabilities: { history: false, deltas: true, concurrentWriters: true },
-  async open(to) {
+  async open(to, hooks) {
     const path = resolve(to);
     checkFile(path);
-    return new GeopackageSession(path);
+    return new GeopackageSession(path, hooks?.onWait);
   },
 };
+
+/**
+ * How long a sink waits for another connection to let go of the file (another sink's whole transaction): ten
+ * minutes, or GEOREFRESH_SINK_WAIT_SECONDS.
+ */
+const waitMs = () => Number(process.env.GEOREFRESH_SINK_WAIT_SECONDS) * 1000 || 600_000;
+/** Each try at a lock blocks this thread this long: between tries, the waiting notice is written and signals run. */
+const TRY_MS = 500;
+
+/**
+ * Runs BEGIN IMMEDIATE or COMMIT, which wait for other connections: another sink's transaction, or a reader's
+ * open one (QGIS while it edits, a sqlite3 shell) that COMMIT must outlast in a rollback journal. Says once that
+ * it waits, and gives up after waitMs() with the transaction rolled back (SQLite keeps it open after a busy COMMIT).
+ */
+async function whenFree(db: Database.Database, sql: string, path: string, onWait?: (why: string) => void) {
+  const wait = waitMs();
+  const deadline = Date.now() + wait;
+  const minutes = wait >= 60_000 ? `${wait / 60_000} minutes` : `${wait / 1000} seconds`;
+  db.pragma(`busy_timeout = ${TRY_MS}`);
+  try {
+    for (let said = false; ;) {
+      try {
+        db.exec(sql);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+        if (Date.now() >= deadline)
+          throw new SinkBusyError(
+            `the GeoPackage ${path} is still locked by another program after ${minutes} (another sink, or an open transaction: a sqlite3 shell, an editor that holds it); nothing was changed: close it, then run the sink again`,
+          );
+        if (!said) {
+          said = true;
+          onWait?.(
+            `${path} is locked by another program (another sink, or an open transaction: a sqlite3 shell, an editor that holds it); waiting up to ${minutes} for it to let go`,
+          );
+        }
+        await sleep(0);
+      }
+    }
+  } finally {
+    db.pragma(`busy_timeout = ${wait}`);
+  }
+}
 
 /** The file, opened (and made, when missing) only for a transaction: a dry run or a no-op leaves no new file. */
 function openFile(path: string): Database.Database {
@@ -30,8 +74,8 @@ function openFile(path: string): Database.Database {
   try {
     // `--to out/parcels.gpkg` makes out/ too, as the help says; only here, so a dry run or a no-op makes nothing.
     mkdirSync(dirname(path), { recursive: true });
-    // Ten minutes for another sink of the same file to finish (its whole transaction), then "database is locked".
-    db = new Database(path, { timeout: 600_000 });
+    // Inside the transaction SQLite waits as long as the whole sink may; taking and committing it wait in whenFree.
+    db = new Database(path, { timeout: waitMs() });
     db.pragma("journal_mode = DELETE"); // a rollback journal: the file stands alone after every commit
     // A load inserts in spatial order, not key order: a page cache that holds the key index avoids thrashing.
     db.pragma("cache_size = -262144");
@@ -105,7 +149,10 @@ function registerFunctions(db: Database.Database): void {
 class GeopackageSession implements SinkDatabase {
   private db: Database.Database | undefined;
 
-  constructor(readonly where: string) {}
+  constructor(
+    readonly where: string,
+    private readonly onWait?: (why: string) => void,
+  ) {}
 
   async applied(table: string): Promise<AppliedPartition[]> {
     if (!this.db && !existsSync(this.where)) return [];
@@ -115,13 +162,13 @@ class GeopackageSession implements SinkDatabase {
 
   async transaction<T>(table: string, work: (db: SinkDialect) => Promise<T>): Promise<T> {
     const db = (this.db ??= openFile(this.where));
-    db.exec("BEGIN IMMEDIATE");
+    await whenFree(db, "BEGIN IMMEDIATE", this.where, this.onWait);
     try {
       db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
       db.pragma(`user_version = ${GPKG_USER_VERSION}`);
       for (const sql of gpkgSystemStatements()) db.exec(sql);
       const result = await work(new GeopackageDialect(db, table));
-      db.exec("COMMIT");
+      await whenFree(db, "COMMIT", this.where, this.onWait);
       return result;
     } catch (error) {
       if (db.inTransaction) db.exec("ROLLBACK");

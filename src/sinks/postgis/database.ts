@@ -14,7 +14,7 @@ import { stateStatement } from "./table.js";
 export const postgisSink: SinkKind = {
   name: "postgis",
   capabilities: { history: true, deltas: true, concurrentWriters: true },
-  async open(to) {
+  async open(to, hooks) {
     const { connectionString, schema, where } = parsePostgresUrl(to);
     const client = new pg.Client({ connectionString, application_name: "georefresh sink" });
     try {
@@ -23,7 +23,7 @@ export const postgisSink: SinkKind = {
       await client.end().catch(() => undefined);
       throw new SinkConnectError(`cannot connect to ${where}: ${connectProblem(error)}`);
     }
-    const session = new PostgisSession(client, schema, where);
+    const session = new PostgisSession(client, schema, where, hooks?.onWait);
     // A connection lost mid-run rejects the query in flight; the session remembers it (to say so), and the
     // process does not crash on it.
     client.on("error", (error: Error) => (session.lost ??= error));
@@ -85,6 +85,7 @@ class PostgisSession implements SinkDatabase {
     private readonly client: pg.Client,
     private readonly schema: string,
     readonly where: string,
+    private readonly onWait?: (why: string) => void,
   ) {
     this.state = `${quoteIdent(schema, "schema")}.${STATE_TABLE}`;
   }
@@ -118,9 +119,15 @@ class PostgisSession implements SinkDatabase {
     let result: T;
     try {
       // Serialises sinks of this table (released at COMMIT or ROLLBACK, or when a killed sink's connection drops).
-      await this.client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-        `georefresh sink ${this.schema}.${table}`,
-      ]);
+      // Tried first, so that a sink that has to wait for another says so instead of hanging silently.
+      const lock = [`georefresh sink ${this.schema}.${table}`];
+      const free = await this.client.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok`, lock);
+      if (!(free.rows[0] as { ok: boolean }).ok) {
+        this.onWait?.(
+          `another sink of ${this.schema}.${table} in ${this.where} is at work; waiting for it to commit (this one then applies only what is left)`,
+        );
+        await this.client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lock);
+      }
       result = await work(new PostgisDialect(this.client, this.schema, table, this.state));
     } catch (error) {
       await this.client.query("ROLLBACK").catch(() => undefined);
