@@ -2,6 +2,7 @@ import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 import { OUTCOMES } from "../protocol/refresh-types.js";
 import type { Outcome } from "../protocol/refresh-types.js";
+import { isUnusableCode } from "../store/errors.js";
 
 /** Exit codes of every georefresh command, by name. */
 export const EXIT = {
@@ -159,15 +160,22 @@ export function worstExit(codes: Iterable<number>): number {
 }
 
 /**
- * The exit code store failures among a command's results call for: 75 when every one was the store being
- * unreachable (run again later), 3 when any says the store cannot be used as set up; undefined when none failed.
+ * The exit code a failure's error code calls for beside its outcome's, from the table: the store's (3, or 75 when
+ * it was unreachable: run again later) when the store itself could not be used; with `setup`, 2 for a
+ * SETUP_FAILURES code. Undefined: the outcome's code stands (a corrupt file a task reads is a failed partition).
  */
-export function storeExit(
-  results: readonly ({ storeProblem?: boolean; transient?: boolean } | undefined)[],
+export function failureExit(code: ErrorCode | undefined, { setup = true } = {}): ExitCode | undefined {
+  if (code === undefined) return undefined;
+  return isUnusableCode(code) || (setup && SETUP_FAILURES.includes(code)) ? EXIT_CODE[code] : undefined;
+}
+
+/** The worst failureExit among several failures; undefined when none calls for one. */
+export function worstFailureExit(
+  failures: readonly ({ code?: ErrorCode } | undefined)[],
+  options?: { setup?: boolean },
 ): number | undefined {
-  const failed = results.filter((r) => r?.storeProblem);
-  if (failed.length === 0) return undefined;
-  return failed.every((r) => r?.transient) ? EXIT.transient : EXIT.store;
+  const codes = failures.flatMap((f) => failureExit(f?.code, options) ?? []);
+  return codes.length ? worstExit(codes) : undefined;
 }
 
 /** What maps to a code: its outcomes and error codes, in table order. */

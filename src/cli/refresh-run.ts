@@ -16,7 +16,7 @@ import type { Outcome, RefreshResult } from "../protocol/refresh.js";
 import type { TaskDefinition } from "../task/task.js";
 import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
-import { EXIT, EXIT_CODE, exitCodesHelp, SETUP_FAILURES, storeExit, worstExit } from "./exit-codes.js";
+import { EXIT, EXIT_CODE, exitCodesHelp, worstExit, worstFailureExit } from "./exit-codes.js";
 import { err, out, partitions, printJson } from "./output.js";
 import { progressReporter } from "./progress.js";
 import { groupPlans } from "./plan-report.js";
@@ -56,13 +56,14 @@ loopback or private range (allow yours: GEOREFRESH_ALLOW_HOSTS=host,10.0.0.0/8 o
 config); one input may be at most GEOREFRESH_MAX_INPUT_BYTES (default 4GiB). Both refusals fail the partition (5).
 See docs/inputs.md.`;
 
-/** The worst exit code among the partitions' outcomes and the store's failures (exit-codes.ts: WORST_FIRST). */
+/**
+ * The worst exit code among the partitions' outcomes and what their failures' codes call for: the store's (3, 75),
+ * the setup's (an input that does not exist: 2), all from the one table (exit-codes.ts: WORST_FIRST).
+ */
 function exitFor(counts: Record<Outcome, number>, results: RefreshResult[]): number {
-  const store = storeExit(results);
+  const failures = worstFailureExit(results.filter((r) => r?.outcome === "failed"));
   const outcomes = OUTCOMES.filter((o) => counts[o] > 0).map((o) => EXIT_CODE[o]);
-  // A partition that failed on the setup (an input that does not exist) is the user's to fix: exit 2, as the table says.
-  const setup = results.some((r) => r?.outcome === "failed" && r.code !== undefined && SETUP_FAILURES.includes(r.code));
-  return worstExit([...(store === undefined ? [] : [store]), ...(setup ? [EXIT.usage] : []), ...outcomes]);
+  return worstExit([...(failures === undefined ? [] : [failures]), ...outcomes]);
 }
 
 /**
@@ -231,7 +232,7 @@ async function dryRun(
     shard: at.shard,
   });
   const code =
-    storeExit(planned.plans) ??
+    worstFailureExit(planned.plans, { setup: false }) ??
     (planned.counts.error + planned.counts["missing-artifact"] > 0 ? EXIT.partitionFailed : EXIT.ok);
   if (opts.json) printJson({ ok: code === EXIT.ok, dryRun: true, ...planned });
   else out(describePlan(opts.dataset, planned));

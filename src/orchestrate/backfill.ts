@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { loadScheme } from "../store/backends.js";
+import { isUnusableCode } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";
 import { manifestKey } from "../manifest/layout.js";
 import type { KnownManifest } from "../manifest/checks.js";
@@ -211,7 +212,7 @@ export async function runJob(job: RefreshJob, hooks: JobHooks): Promise<Backfill
           if (hooks.signal?.aborted || storeFailed) return;
           const r = await runner.refresh(partitions[i] as Partition, knownBefore(partitions[i] as Partition));
           if (r.manifest) remember(r.partition.region, r.manifest);
-          if (r.storeProblem) storeFailed = true;
+          if (isUnusableCode(r.code)) storeFailed = true;
           results[i] = r;
           counts[r.outcome]++;
           done++; // not inside the optional call below: its arguments are skipped when there is no callback

@@ -1,4 +1,5 @@
-import { isStoreTransient, isStoreUnusable } from "../store/errors.js";
+import { GeorefreshError } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import { ArtifactIndex } from "../protocol/artifact-index.js";
 import type { BackfillOptions } from "./backfill.js";
 import { plannedPartitions } from "./lanes.js";
@@ -25,8 +26,8 @@ export interface PartitionPlan {
   currentKey?: string;
   /** Why the key differs from the current version's, one line per difference. */
   reasons: string[];
-  storeProblem?: boolean;
-  transient?: boolean;
+  /** Why it could not be planned, when the error had a code (the store's own when the store could not be used). */
+  code?: ErrorCode;
 }
 
 export interface BackfillPlan {
@@ -71,12 +72,11 @@ export async function planPartition(opts: RefreshOptions, run: RunContext = {}):
     }
     return { ...base, status: exists ? "reconcile" : current ? "changed" : "new", reasons };
   } catch (error) {
-    const storeProblem = isStoreUnusable(error);
     return {
       partition,
       status: "error",
       reasons: [error instanceof Error ? error.message : String(error)],
-      ...(storeProblem ? { storeProblem, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}),
+      ...(error instanceof GeorefreshError ? { code: error.code } : {}),
     };
   }
 }

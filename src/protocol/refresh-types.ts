@@ -46,13 +46,13 @@ export interface RefreshResult {
   rows?: number;
   /** Rows the task dropped on purpose (ctx.drop), recorded in the manifest entry. */
   dropped?: number;
-  /** A failure's stable error code, when it had one (an input that does not exist: "InputMissing", exit 2). */
+  /**
+   * A failure's stable error code, when it had one: the store's own when the store could not be used ("Unavailable",
+   * "AccessDenied", …), an input that does not exist ("InputMissing"). The CLI's exit code comes from it through
+   * the one table (cli/exit-codes.ts).
+   */
   code?: ErrorCode;
   message: string;
-  /** Set when a `failed` outcome came from the store itself (unreachable, credentials, bucket, capability). */
-  storeProblem?: true;
-  /** With storeProblem: the store was unreachable or kept failing; running again later may succeed (exit 75). */
-  transient?: true;
   /** The partition's manifest as this run left or found it (promoted, reconciled, unchanged). */
   manifest?: { key: string; version: string; current: ManifestEntry };
 }
@@ -112,8 +112,8 @@ export class RefreshError extends GeorefreshError {
   constructor(
     message: string,
     readonly outcome: "invalid" | "failed",
-    readonly storeProblem = false,
-    readonly transient = false,
+    /** The store's error code when the store itself is why (a probe that failed): the result carries it. */
+    readonly storeCode?: ErrorCode,
   ) {
     super(message);
     this.name = "RefreshError";

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { GeometryValidator } from "../geo/validity.js";
 import { GeorefreshError } from "../errors.js";
 import { thrownAt } from "../task/thrown-at.js";
-import { isStoreTransient, isStoreUnusable } from "../store/errors.js";
 import { probeStore } from "../store/probe.js";
 import type { ObjectStore } from "../store/types.js";
 import { UpstreamMissingError } from "../inputs/dataset-input.js";
@@ -39,8 +38,7 @@ async function ensureProbed(store: ObjectStore): Promise<void> {
         throw new RefreshError(
           `refusing to promote on ${store.url}: ${failed?.name}: ${failed?.detail}`,
           "failed",
-          true,
-          failed?.code === "Unavailable",
+          failed?.code === "Unavailable" ? "Unavailable" : "Misconfigured",
         );
       }
     });
@@ -215,18 +213,12 @@ export function failedBeforeRun(partition: RefreshResult["partition"], runId: st
 /** Every failure as an outcome; typed input, pin, name and store errors carry their own "what and where". */
 function failure(error: unknown, result: Result): RefreshResult {
   if (error instanceof RefreshError)
-    return result(
-      error.outcome,
-      error.message,
-      error.storeProblem ? { storeProblem: true, ...(error.transient ? { transient: true } : {}) } : {},
-    );
+    return result(error.outcome, error.message, error.storeCode ? { code: error.storeCode } : {});
   if (error instanceof UpstreamMissingError) return result("blocked", error.message);
-  const storeProblem = isStoreUnusable(error);
   // A task's own bug says where it was thrown, so the user can open the line (georefresh's errors say where already).
   const at = error instanceof GeorefreshError ? undefined : thrownAt(error);
   const message = error instanceof Error ? error.message : String(error);
   return result("failed", at ? `${message} (thrown at ${at})` : message, {
-    ...(storeProblem ? { storeProblem: true, ...(isStoreTransient(error) ? { transient: true } : {}) } : {}),
     ...(error instanceof GeorefreshError ? { code: error.code } : {}),
   });
 }

@@ -98,13 +98,12 @@ const UNUSABLE: readonly StoreErrorCode[] = [
   "SpecialFile",
 ];
 
-/** Unusable for now, not for good: unreachable, kept failing, a lock held too long. Engines retry these (exit 75). */
-export function isStoreTransient(error: unknown): error is StoreError {
-  return error instanceof StoreError && (error.code === "Unavailable" || error.code === "LockTimeout");
-}
-
-export function isStoreUnusable(error: unknown): error is StoreError {
-  return error instanceof StoreError && UNUSABLE.includes(error.code);
+/**
+ * Whether a failure's error code says the store itself cannot be used (a run stops starting partitions); the exit
+ * code table says which are for now (Unavailable, LockTimeout: 75) and which for good (3).
+ */
+export function isUnusableCode(code: string | undefined): boolean {
+  return (UNUSABLE as readonly string[]).includes(code as string);
 }
 
 export function isStoreError(error: unknown, code?: StoreErrorCode): error is StoreError {

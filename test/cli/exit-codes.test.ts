@@ -2,7 +2,15 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands.js";
-import { EXIT_CODE, exitCodeOf, exitCodesHelp, exitCodesMarkdown, worstExit } from "../../src/cli/exit-codes.js";
+import {
+  EXIT_CODE,
+  exitCodeOf,
+  exitCodesHelp,
+  exitCodesMarkdown,
+  failureExit,
+  worstExit,
+  worstFailureExit,
+} from "../../src/cli/exit-codes.js";
 import { ConfigError } from "../../src/config/config.js";
 import { UpstreamMissingError } from "../../src/inputs/dataset-input.js";
 import { TamperedManifestError } from "../../src/manifest/codec.js";
@@ -52,5 +60,24 @@ describe("one exit-code table", () => {
     expect(registered.map(([n]) => n).sort()).toEqual(Object.keys(COMMANDS).sort());
     for (const [name, description] of registered)
       expect(description).toBe(COMMANDS[name as keyof typeof COMMANDS].description);
+  });
+});
+
+describe("a failed partition's exit code comes from its error's code, through the one table", () => {
+  it("the store's own when the store could not be used, the setup's for an input that is not there, else the outcome's", () => {
+    expect(failureExit("Unavailable")).toBe(75);
+    expect(failureExit("LockTimeout")).toBe(75);
+    expect(failureExit("AccessDenied")).toBe(3);
+    expect(failureExit("Misconfigured")).toBe(3);
+    expect(failureExit("InputMissing")).toBe(2);
+    expect(failureExit("InputMissing", { setup: false })).toBeUndefined();
+    // A corrupt file a task reads, or one missing object, is the partition's failure (5), not the setup's or the store's.
+    expect(failureExit("GeoParquetRead")).toBeUndefined();
+    expect(failureExit("NotFound")).toBeUndefined();
+    expect(failureExit(undefined)).toBeUndefined();
+    // Any store failure that is for good outranks those that are for now; none at all leaves the outcomes to speak.
+    expect(worstFailureExit([{ code: "Unavailable" }, { code: "AccessDenied" }, undefined])).toBe(3);
+    expect(worstFailureExit([{ code: "Unavailable" }, { code: "Source" }])).toBe(75);
+    expect(worstFailureExit([{ code: "Source" }, {}])).toBeUndefined();
   });
 });

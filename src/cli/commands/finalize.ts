@@ -6,7 +6,7 @@ import { finalize } from "../../orchestrate/finalize.js";
 import type { FinalizeSummary } from "../../orchestrate/finalize.js";
 import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
-import { EXIT, storeExit } from "../exit-codes.js";
+import { EXIT, worstFailureExit } from "../exit-codes.js";
 import { out, printJson } from "../output.js";
 import { groupPlans } from "../plan-report.js";
 import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
@@ -29,7 +29,7 @@ the backfill, or the shard, again); 2 usage; 3 the store cannot be used as set u
 run again later.`;
 
 function exitFor(summary: FinalizeSummary): number {
-  return storeExit(summary.incomplete) ?? (summary.incomplete.length ? EXIT.failed : EXIT.ok);
+  return worstFailureExit(summary.incomplete, { setup: false }) ?? (summary.incomplete.length ? EXIT.failed : EXIT.ok);
 }
 
 function describe(s: FinalizeSummary): string {
