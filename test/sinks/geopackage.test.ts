@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ import { gpkgGeometry } from "../../src/sinks/geopackage/geometry.js";
 import { sinkDataset } from "../../src/sinks/run-sink.js";
 import type { FsStore } from "../../src/store/fs.js";
 import { openDataset } from "../../src/views/reader.js";
-import { runCli } from "../helpers/cli.js";
+import { runCli, spawnCli } from "../helpers/cli.js";
 import { parcelsProject } from "../helpers/parcels-project.js";
 import { dateTwo, parcels } from "../helpers/parcels-task.js";
 import type { Parcel } from "../helpers/parcels-task.js";
@@ -198,17 +199,18 @@ describe("sink to a GeoPackage", () => {
     const file = join(dir, "held.gpkg");
     expect((await runCli(["sink", "parcels", "--config", config, "--to", file])).code).toBe(0);
     /** A reader in its own process (a sqlite3 shell, an editor) holding a read transaction open for `seconds`. */
-    const hold = async (seconds: number): Promise<ChildProcess> => {
+    /** A reader in its own process (a sqlite3 shell, an editor) holding a read transaction open until told to end it. */
+    const hold = async (): Promise<ChildProcess & { stdin: Writable }> => {
       const reader = spawn("/usr/bin/python3", [
         "-c",
-        `import sqlite3, sys, time
+        `import sqlite3, sys
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN")
 c.execute("SELECT count(*) FROM parcels").fetchone()
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))`,
+sys.stdin.readline()
+c.execute("COMMIT")`,
         file,
-        String(seconds),
       ]);
       await new Promise<void>((ok, fail) => {
         reader.stdout.on("data", () => ok());
@@ -220,7 +222,7 @@ time.sleep(float(sys.argv[2]))`,
     await promote("weld", "2026-03-04", changed); // after every date the other tests promote
     const before = rowsOf(file);
 
-    const stuck = await hold(30);
+    const stuck = await hold();
     const gaveUp = await runCli(["sink", "parcels", "--config", config, "--to", file], {
       GEOREFRESH_SINK_WAIT_SECONDS: "1",
     });
@@ -234,15 +236,21 @@ time.sleep(float(sys.argv[2]))`,
     );
     expect(rowsOf(file)).toEqual(before);
 
-    const reader = await hold(2);
-    const readerDone = new Promise<number>((ok) => reader.once("exit", () => ok(Date.now())));
-    const waited = await runCli(["sink", "parcels", "--config", config, "--to", file]);
-    const sinkDone = Date.now();
-    expect(waited.code, waited.stderr).toBe(0);
-    expect(waited.stderr.match(/is locked by another program/g)).toHaveLength(1);
-    expect(waited.stdout).toMatch(/: 1 partition applied, 1 unchanged; rows \d+ inserted, [1-9]\d* updated/);
+    // The reader lets go only once the sink says it waits: the sink then commits, whatever the machine's speed.
+    const reader = await hold();
+    const sink = spawnCli(["sink", "parcels", "--config", config, "--to", file]);
+    let [stdout, stderr] = ["", ""];
+    sink.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    sink.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      if (/is locked by another program/.test(stderr)) reader.stdin.write("\n");
+    });
+    const code = await new Promise<number | null>((ok) => sink.once("close", ok));
+    reader.kill();
+    expect(code, stderr).toBe(0);
+    expect(stderr.match(/is locked by another program/g)).toHaveLength(1);
+    expect(stdout).toMatch(/: 1 partition applied, 1 unchanged; rows \d+ inserted, [1-9]\d* updated/);
     expect(rowsOf(file)).not.toEqual(before);
-    expect(await readerDone).toBeLessThanOrEqual(sinkDone);
   }, 60_000);
 
   it("encodes an empty geometry exactly as GDAL does", () => {

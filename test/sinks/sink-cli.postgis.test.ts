@@ -9,7 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { quoteIdent } from "../../src/sinks/sql-names.js";
-import { runCliHere } from "../helpers/cli.js";
+import { runCliHere, spawnCli } from "../helpers/cli.js";
 import { pgSchemas } from "../helpers/pg-schemas.js";
 import { parcelsProject } from "../helpers/parcels-project.js";
 import { parcels } from "../helpers/parcels-task.js";
@@ -85,23 +85,29 @@ describe("georefresh sink in processes", () => {
 
   it("a sink that must wait for another sink of the table says so once, then applies", async () => {
     const s = schema("waits");
-    // Another sink's transaction, as it holds the table: the same advisory lock, held for two seconds.
+    // Another sink's transaction, as it holds the table: the same advisory lock.
     const other = new pg.Client({ connectionString: url() });
     await other.connect();
     try {
       await other.query("BEGIN");
       await other.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`georefresh sink ${s}.parcels`]);
-      const released = new Promise<number>((ok) =>
-        setTimeout(() => void other.query("COMMIT").then(() => ok(Date.now())), 2_000),
-      );
-      const r = await runCliHere(["sink", "parcels", "--config", config, "--to", to(s)]);
-      const done = Date.now();
-      expect(r.code, r.stderr).toBe(0);
+      // The other sink commits only once this one says it waits, whatever the machine's speed.
+      const sink = spawnCli(["sink", "parcels", "--config", config, "--to", to(s)]);
+      let [stdout, stderr, released] = ["", "", false];
+      sink.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      sink.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+        if (!released && /is at work; waiting/.test(stderr)) {
+          released = true;
+          void other.query("COMMIT");
+        }
+      });
+      const code = await new Promise<number | null>((ok) => sink.once("close", ok));
+      expect(code, stderr).toBe(0);
       expect(
-        r.stderr.match(/another sink of \S+\.parcels in postgresql:\/\/\S+ is at work; waiting for it to commit/g),
+        stderr.match(/another sink of \S+\.parcels in postgresql:\/\/\S+ is at work; waiting for it to commit/g),
       ).toHaveLength(1);
-      expect(r.stdout).toMatch(new RegExp(`2 partitions applied, 0 unchanged; rows ${2 * N} inserted`));
-      expect(await released).toBeLessThanOrEqual(done);
+      expect(stdout).toMatch(new RegExp(`2 partitions applied, 0 unchanged; rows ${2 * N} inserted`));
       // --quiet says nothing, waiting or not.
       const quiet = await runCliHere(["sink", "parcels", "--config", config, "--to", to(s), "--quiet"]);
       expect(quiet.stderr).toBe("");
