@@ -48,6 +48,10 @@ export const COMMANDS = {
     description: DESCRIPTIONS.sink,
     register: () => import("./commands/sink.js").then((m) => m.registerSink),
   },
+  serve: {
+    description: DESCRIPTIONS.serve,
+    register: () => import("./commands/serve.js").then((m) => m.registerServe),
+  },
   stac: {
     description: DESCRIPTIONS.stac,
     register: () => import("./commands/stac.js").then((m) => m.registerStac),

@@ -8,7 +8,7 @@ import { rowsInBbox } from "../../views/rows-in-bbox.js";
 import { featureCollectionText, featureText } from "../../views/geojson-text.js";
 import type { Dataset, Selection, ViewPartition } from "../../views/reader.js";
 import { UsageError } from "../context.js";
-import { featuresOf } from "../features.js";
+import { featuresOf } from "../../views/features.js";
 import { err } from "../output.js";
 import {
   common,

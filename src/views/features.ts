@@ -2,7 +2,7 @@ import type { Table } from "apache-arrow";
 import { decodeWkb } from "../geo/wkb.js";
 import { CRS84_CRS, reproject } from "../geo/crs.js";
 import type { Crs } from "../geo/crs.js";
-import type { GeoJsonFeature } from "../views/geojson-text.js";
+import type { GeoJsonFeature } from "./geojson-text.js";
 
 /**
  * A table's rows as GeoJSON features; with `partition`, each also says its region and logical date (`region`,

@@ -1,0 +1,81 @@
+import type { AddressInfo } from "node:net";
+import type { Command } from "commander";
+import { action } from "../action.js";
+import { CONFIG_HELP, openReading, UsageError, wholeNumber } from "../context.js";
+import { DESCRIPTIONS } from "../descriptions.js";
+import { EXIT } from "../exit-codes.js";
+import { err, out } from "../output.js";
+import { datasetsIn } from "../../serve/collections.js";
+import { featuresServer } from "../../serve/server.js";
+import { loadStore } from "../../store/backends.js";
+
+const HELP = `
+Serves the store's datasets read-only as OGC API – Features (core, GeoJSON): /, /conformance, /collections,
+/collections/{dataset} and /collections/{dataset}/items with bbox (lon/lat), limit (up to 10000; next pages by
+the "next" link), datetime (an instant: the dataset as it was then; logical dates or an interval of them: those
+partitions; else each region's latest) and equality on a column (?zoning=R1). GDAL (OAPIF:), QGIS and any OGC
+API client read it. Collections are the datasets the store held when the server started. docs/serve.md.
+
+  georefresh serve                      # http://127.0.0.1:8080/
+  ogrinfo OAPIF:http://127.0.0.1:8080/collections/us-counties -so -al
+
+Exit codes: 0 stopped by Ctrl-C or SIGTERM; 2 usage (a port in use); 3 the store cannot be used.`;
+
+/** `serve`: the store's datasets as OGC API – Features, until stopped. */
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description(DESCRIPTIONS.serve)
+    .option("--config <path>", CONFIG_HELP)
+    .option("--store <url>", "the store to serve (default: the config's)")
+    .option("--port <n>", "the port (0: any free one)", wholeNumber(0), 8080)
+    .option("--host <address>", "the address to listen on (anything but the loopback is said loudly)", "127.0.0.1")
+    .option("--quiet", "print nothing but errors")
+    .addHelpText("after", HELP)
+    .action(
+      action(async (opts: { config?: string; store?: string; port: number; host: string; quiet?: boolean }) => {
+        const { store: url } = await openReading(opts);
+        const store = await loadStore(url);
+        const datasets = await datasetsIn(store);
+        const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(opts.host);
+        if (!loopback)
+          err(
+            `georefresh: WARNING: serving on ${opts.host}, not the loopback: anyone who reaches this machine on port ${opts.port} reads every dataset of the store (read-only)\n`,
+          );
+        const server = featuresServer({
+          store,
+          datasets,
+          base: () => `http://${hostInUrl(opts.host)}:${(server.address() as AddressInfo).port}`,
+          onError: (error, path) =>
+            err(`georefresh: ${path}: ${error instanceof Error ? error.message : String(error)}\n`),
+        });
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", (error: NodeJS.ErrnoException) =>
+            reject(
+              error.code === "EADDRINUSE"
+                ? new UsageError(
+                    `port ${opts.port} on ${opts.host} is in use: give another with --port (0: any free one)`,
+                  )
+                : error,
+            ),
+          );
+          server.listen(opts.port, opts.host, resolve);
+        });
+        const port = (server.address() as AddressInfo).port;
+        if (!opts.quiet)
+          out(
+            `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)\n`,
+          );
+        await new Promise<void>((resolve) => {
+          const stop = () => server.close(() => resolve());
+          process.once("SIGINT", stop);
+          process.once("SIGTERM", stop);
+        });
+        server.closeAllConnections();
+        await store.close();
+        return EXIT.ok;
+      }),
+    );
+}
+
+const hostInUrl = (host: string) => (host.includes(":") ? `[${host}]` : host);

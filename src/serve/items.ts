@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import type { Table } from "apache-arrow";
+import { crsFromCode } from "../geo/crs.js";
+import { featuresOf } from "../views/features.js";
+import { featureText } from "../views/geojson-text.js";
+import type { Dataset, DatasetView, ViewPartition } from "../views/reader.js";
+import { rowsInBbox } from "../views/rows-in-bbox.js";
+import { unknownColumn } from "./request.js";
+import type { ItemsQuery } from "./request.js";
+
+/** The view an items request reads: the dataset as of an instant, or as it is now. */
+export function viewFor(ds: Dataset, query: ItemsQuery): Promise<DatasetView> {
+  return query.datetime && "at" in query.datetime ? ds.asOf(query.datetime.at) : ds.current();
+}
+
+/**
+ * The partitions an items request pages through, in (region, date) order: those of a logical-date interval, or
+ * else each region's latest, as `urls --latest-date` lists them; with a bbox, only those whose box meets it.
+ */
+export function partitionsFor(view: DatasetView, query: ItemsQuery): ViewPartition[] {
+  const range = query.datetime && !("at" in query.datetime) ? query.datetime : undefined;
+  return view.select({ ...(query.bbox ? { bbox: query.bbox } : {}), ...(range ?? {}), latest: range === undefined });
+}
+
+/**
+ * A strong ETag of a page: a pure function of the artifacts it reads from (their sha256s) and the query, so a
+ * page is known unchanged without reading a byte of it.
+ */
+export function pageTag(parts: readonly ViewPartition[], search: string): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(`${p.region}\0${p.date}\0${p.entry.sha256}\n`);
+  return `"${h.update(search).digest("hex").slice(0, 32)}"`;
+}
+
+/**
+ * One page of features (GeoJSON, lon/lat) from `query.cursor` on: whole partitions are read one at a time, only
+ * as many as the page needs, and the page ends with a "next" cursor (partition, row) where rows remain.
+ */
+export async function itemsPage(
+  view: DatasetView,
+  parts: readonly ViewPartition[],
+  query: ItemsQuery,
+  url: URL,
+): Promise<string> {
+  const features: string[] = [];
+  let next: string | undefined;
+  for (let pi = query.cursor.partition, from = query.cursor.row; pi < parts.length; pi++, from = 0) {
+    const p = parts[pi] as ViewPartition;
+    const table = await view.read(p);
+    const keep = filterOf(table, p, query);
+    const rows: number[] = [];
+    for (let r = from; r < table.numRows; r++) {
+      if (!keep(r)) continue;
+      if (features.length + rows.length === query.limit) {
+        next = `${pi}.${r}`;
+        break;
+      }
+      rows.push(r);
+    }
+    const chosen = new Set(rows);
+    const origin = { region: p.region, date: p.date };
+    for (const f of featuresOf(table, origin, crsFromCode(p.entry.crs), (r) => chosen.has(r)))
+      features.push(featureText(f));
+    if (next !== undefined) break;
+    if (features.length === query.limit && pi + 1 < parts.length) {
+      next = `${pi + 1}.0`;
+      break;
+    }
+  }
+  const link = (rel: string, cursor?: string) => {
+    const u = new URL(url);
+    if (cursor === undefined) u.searchParams.delete("next");
+    else u.searchParams.set("next", cursor);
+    return `{"href":${JSON.stringify(u.href)},"rel":"${rel}","type":"application/geo+json"}`;
+  };
+  const links = [link("self", url.searchParams.get("next") ?? undefined), ...(next ? [link("next", next)] : [])];
+  // Without a row filter, the manifests say how many features match: a client counts without paging.
+  const matched =
+    query.bbox === undefined && Object.keys(query.properties).length === 0
+      ? `"numberMatched":${parts.reduce((n, p) => n + p.entry.rows, 0)},`
+      : "";
+  return `{"type":"FeatureCollection",${matched}"numberReturned":${features.length},"links":[${links.join(",")}],"features":[${features.join(",")}]}\n`;
+}
+
+/** Which rows of a partition the query keeps: in the bbox (as `read --bbox`), and equal on each named column. */
+function filterOf(table: Table, p: ViewPartition, query: ItemsQuery): (row: number) => boolean {
+  const columns = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
+  const tests: ((row: number) => boolean)[] = [];
+  if (query.bbox) tests.push(rowsInBbox(table, p.entry.crs, query.bbox));
+  for (const [name, wanted] of Object.entries(query.properties)) {
+    if (name === "region" || name === "date") {
+      const value = name === "region" ? p.region : p.date;
+      tests.push(() => value === wanted);
+      continue;
+    }
+    if (!columns.includes(name)) throw unknownColumn(name, ["region", "date", ...columns]);
+    const column = table.getChild(name);
+    tests.push((r) => {
+      const v = column?.get(r);
+      return v !== null && v !== undefined && String(v) === wanted;
+    });
+  }
+  return (r) => tests.every((t) => t(r));
+}
