@@ -11,8 +11,8 @@ import { HttpError, itemsQuery } from "./request.js";
 export interface ServeOptions {
   store: ObjectStore;
   datasets: readonly string[];
-  /** Where links point: http://host:port, as clients reach the server. */
-  base: () => string;
+  /** Where links point, as clients reach the server: http://host:port, given the request's Host header. */
+  base: (host: string | undefined) => string;
   /** Each request that failed on the server's side (not the client's), for the operator's log. */
   onError?: (error: unknown, path: string) => void;
 }
@@ -47,7 +47,7 @@ async function answer(o: ServeOptions, req: IncomingMessage, res: ServerResponse
     res.setHeader("Allow", "GET, HEAD");
     throw new HttpError(405, `${req.method} is not served: this server is read-only (GET, HEAD)`);
   }
-  const base = o.base();
+  const base = o.base(req.headers.host);
   const url = new URL(req.url ?? "/", base);
   const path = url.pathname.replace(/\/+$/, "") || "/";
   const json = (doc: unknown) => send(res, req, 200, "application/json", `${JSON.stringify(doc)}\n`);

@@ -1,6 +1,6 @@
 """QGIS, the analysts' desktop GIS, opens a layer as an analyst would, says what it sees, and draws it.
 
-usage: /usr/bin/python3 qgis_judge.py <uri> <ogr|postgres> <png> <filter expression> [xmin,ymin,xmax,ymax]
+usage: /usr/bin/python3 qgis_judge.py <uri> <ogr|postgres|OAPIF> <png> <filter expression> [xmin,ymin,xmax,ymax]
 
 Prints one JSON object: whether QGIS could open the layer, its feature count, CRS, fields, the attributes of the
 first feature the filter expression selects, and how many colours the PNG it rendered holds (a blank one has 1).

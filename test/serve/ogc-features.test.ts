@@ -1,6 +1,7 @@
 /**
  * `georefresh serve` as real clients read it: GDAL's OAPIF driver (Debian's gdal-bin) counts the features of the
- * current view, filters by a box and copies every feature, equal to `read`; every bad parameter is a 400 naming it;
+ * current view, filters by a box and copies every feature, equal to `read`; QGIS 3.22 (headless) adds it as an
+ * OGC API – Features layer and draws it; every bad parameter is a 400 naming it;
  * a page answers 304 to its ETag; an instant before the first promotion is an empty dataset.
  */
 import { execFileSync } from "node:child_process";
@@ -8,10 +9,12 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliHere, spawnCli } from "../helpers/cli.js";
 import { writeFeedProject } from "../helpers/source-corpus.js";
 
+const JUDGE = fileURLToPath(new URL("../helpers/qgis_judge.py", import.meta.url));
 let dir: string;
 let config: string;
 let server: ChildProcessWithoutNullStreams;
@@ -162,4 +165,33 @@ describe("georefresh serve: OGC API – Features", () => {
     expect(ids(got.features)).toEqual(ids(want));
     expect(want.length).toBeLessThan(all.length);
   });
+
+  it("QGIS adds the collection as an OGC API – Features layer: its count, CRS and one feature's attributes, and draws it", async () => {
+    const all = await readAll();
+    const one = all.find((f) => f.properties.region === "weld") as Feature;
+    const judged = execFileSync(
+      "/usr/bin/python3",
+      [
+        JUDGE,
+        `url='${base}' typename='parcels'`,
+        "OAPIF",
+        join(dir, "qgis.png"),
+        `"region" = 'weld' AND "parcel_id" = '${String(one.properties.parcel_id)}'`,
+      ],
+      { encoding: "utf8", env: { ...process.env, QT_QPA_PLATFORM: "offscreen" }, timeout: 120_000 },
+    );
+    const seen = JSON.parse(judged.trim().split("\n").at(-1) as string) as {
+      valid: boolean;
+      count: number;
+      crs: string;
+      chosen: Record<string, string> | null;
+      colours: number;
+    };
+    expect(seen.valid, judged).toBe(true);
+    expect(seen.count).toBe(all.length);
+    expect(seen.crs).toBe("EPSG:4326");
+    expect(seen.chosen?.parcel_id).toBe(String(one.properties.parcel_id));
+    expect(seen.chosen?.zoning).toBe(String(one.properties.zoning));
+    expect(seen.colours).toBeGreaterThan(1); // drawn, not blank
+  }, 120_000);
 });

@@ -38,14 +38,15 @@ export function registerServe(program: Command): void {
         const store = await loadStore(url);
         const datasets = await datasetsIn(store);
         const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(opts.host);
-        if (!loopback)
-          err(
-            `georefresh: WARNING: serving on ${opts.host}, not the loopback: anyone who reaches this machine on port ${opts.port} reads every dataset of the store (read-only)\n`,
-          );
+        const own = () => `http://${hostInUrl(opts.host)}:${(server.address() as AddressInfo).port}`;
         const server = featuresServer({
           store,
           datasets,
-          base: () => `http://${hostInUrl(opts.host)}:${(server.address() as AddressInfo).port}`,
+          // Off the loopback, links name the address the client used (a plain host[:port]), as they reach it.
+          base: (host) =>
+            !loopback && host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(host)
+              ? `http://${host}`
+              : own(),
           onError: (error, path) =>
             err(`georefresh: ${path}: ${error instanceof Error ? error.message : String(error)}\n`),
         });
@@ -62,6 +63,10 @@ export function registerServe(program: Command): void {
           server.listen(opts.port, opts.host, resolve);
         });
         const port = (server.address() as AddressInfo).port;
+        if (!loopback)
+          err(
+            `georefresh: WARNING: serving on ${opts.host}, not the loopback: anyone who reaches this machine on port ${port} reads every dataset of the store (read-only)\n`,
+          );
         if (!opts.quiet)
           out(
             `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)\n`,
