@@ -14,12 +14,21 @@ export function viewFor(ds: Dataset, query: ItemsQuery): Promise<DatasetView> {
 }
 
 /**
- * The partitions an items request pages through, in (region, date) order: those of a logical-date interval, or
- * else each region's latest, as `urls --latest-date` lists them; with a bbox, only those whose box meets it.
+ * The partitions an items request pages through, in (region, date) order: those of a logical-date interval (or
+ * ?date=), or else each region's latest, as `urls --latest-date` lists them; with a bbox, only those whose box
+ * meets it; with ?region=, only that region's.
  */
 export function partitionsFor(view: DatasetView, query: ItemsQuery): ViewPartition[] {
   const range = query.datetime && !("at" in query.datetime) ? query.datetime : undefined;
-  return view.select({ ...(query.bbox ? { bbox: query.bbox } : {}), ...(range ?? {}), latest: range === undefined });
+  // ?region= and ?date= pick partitions from the manifests: only those are read.
+  const { region, date } = query.properties;
+  const parts = view.select({
+    ...(query.bbox ? { bbox: query.bbox } : {}),
+    ...(range ?? {}),
+    ...(region === undefined ? {} : { region }),
+    latest: range === undefined && date === undefined,
+  });
+  return date === undefined ? parts : parts.filter((p) => p.date === date);
 }
 
 /**

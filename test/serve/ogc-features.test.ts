@@ -164,6 +164,12 @@ describe("georefresh serve: OGC API – Features", () => {
     ).json()) as { features: Feature[] };
     expect(ids(got.features)).toEqual(ids(want));
     expect(want.length).toBeLessThan(all.length);
+    // ?region= and ?date= pick partitions: one region's features, all of them.
+    const weld = (await (
+      await fetch(`${base}/collections/parcels/items?limit=10000&region=weld&date=2026-01-01`)
+    ).json()) as { features: Feature[]; numberMatched: number };
+    expect(ids(weld.features)).toEqual(ids(all.filter((f) => f.properties.region === "weld")));
+    expect(weld.features.length).toBeGreaterThan(0);
   });
 
   it("QGIS adds the collection as an OGC API – Features layer: its count, CRS and one feature's attributes, and draws it", async () => {
