@@ -103,6 +103,18 @@ export function which(opts: Opts): Which {
   return opts.date ? { date: opts.date } : { latest: true };
 }
 
+/**
+ * A store directory that is not there is a mistyped --store (or no backfill yet), never an empty answer: exit 2,
+ * saying so and what to `run` to fill it.
+ */
+export function checkLocalStore(store: string, fromConfig: boolean, run: string): void {
+  const local = schemeOf(store) === undefined || schemeOf(store) === "file";
+  if (local && !existsSync(localPathOf(store)))
+    throw new UsageError(
+      `the store ${localPathOf(store)} does not exist: check --store${fromConfig ? ` (or the config's "store")` : ""}, or run ${run} into it first`,
+    );
+}
+
 export async function withDataset(
   name: string,
   opts: Opts,
@@ -121,12 +133,7 @@ export async function withDataset(
     // A region that cannot name a key says so first (the more precise mistake).
     if (opts.region !== undefined) validatePrefix(manifestPrefix(name, opts.region as string));
     if (config && !Object.hasOwn(config.datasets, name) && !stored) throw unknownDataset(config, name);
-    // A store directory that is not there is a mistyped --store (or no backfill yet), never an empty answer.
-    const local = schemeOf(store) === undefined || schemeOf(store) === "file";
-    if (!stored && local && !existsSync(localPathOf(store)))
-      throw new UsageError(
-        `the store ${localPathOf(store)} does not exist: check --store${config ? ` (or the config's "store")` : ""}, or run georefresh backfill --dataset ${name} into it first`,
-      );
+    if (!stored) checkLocalStore(store, Boolean(config), `georefresh backfill --dataset ${name}`);
     if (!config && !stored)
       throw new UsageError(
         `${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${nameShown(name)}; check the dataset's name and --store`,

@@ -138,6 +138,10 @@ describe("georefresh serve: OGC API – Features", () => {
       "/etc/passwd",
     ])
       expect((await fetch(`${base}${path}`)).status, path).toBe(404);
+    // A store that is not there is a mistyped --store, never a server of nothing.
+    const none = await runCliHere(["serve", "--store", join(dir, "no-such-store"), "--port", "0"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/the store \S+no-such-store does not exist: check --store/);
     const post = await fetch(`${base}/collections/parcels/items`, { method: "POST", body: "{}" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");

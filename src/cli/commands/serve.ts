@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { action } from "../action.js";
 import { CONFIG_HELP, openReading, UsageError, wholeNumber } from "../context.js";
 import { DESCRIPTIONS } from "../descriptions.js";
+import { checkLocalStore } from "../reading.js";
 import { EXIT } from "../exit-codes.js";
 import { err, out } from "../output.js";
 import { datasetsIn } from "../../serve/collections.js";
@@ -34,7 +35,8 @@ export function registerServe(program: Command): void {
     .addHelpText("after", HELP)
     .action(
       action(async (opts: { config?: string; store?: string; port: number; host: string; quiet?: boolean }) => {
-        const { store: url } = await openReading(opts);
+        const { store: url, config } = await openReading(opts);
+        checkLocalStore(url, config !== undefined, "georefresh backfill");
         const store = await loadStore(url);
         const datasets = await datasetsIn(store);
         const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(opts.host);
