@@ -1,4 +1,5 @@
 import { manifestPrefix, NAME } from "../manifest/layout.js";
+import type { Bbox } from "../geo/bbox.js";
 import type { ObjectStore } from "../store/types.js";
 import type { DatasetView } from "../views/reader.js";
 
@@ -22,17 +23,21 @@ export async function datasetsIn(store: ObjectStore): Promise<string[]> {
   }
 }
 
+/** The lon/lat box of every partition of the view; undefined when none has rows. */
+export function extentOf(view: DatasetView): Bbox | undefined {
+  const boxes = view.partitions.flatMap((p) => (p.bboxLonLat ? [p.bboxLonLat] : []));
+  if (boxes.length === 0) return undefined;
+  return [
+    Math.min(...boxes.map((b) => b[0])),
+    Math.min(...boxes.map((b) => b[1])),
+    Math.max(...boxes.map((b) => b[2])),
+    Math.max(...boxes.map((b) => b[3])),
+  ];
+}
+
 /** A collection's description (OGC API – Features, /collections/{id}): its extent from the view's manifests. */
 export function collectionDoc(view: DatasetView, base: string): Record<string, unknown> {
-  const boxes = view.partitions.flatMap((p) => (p.bboxLonLat ? [p.bboxLonLat] : []));
-  const bbox = boxes.length
-    ? [
-        Math.min(...boxes.map((b) => b[0])),
-        Math.min(...boxes.map((b) => b[1])),
-        Math.max(...boxes.map((b) => b[2])),
-        Math.max(...boxes.map((b) => b[3])),
-      ]
-    : [-180, -90, 180, 90];
+  const bbox = extentOf(view) ?? [-180, -90, 180, 90];
   const dates = view.partitions.map((p) => p.date).sort();
   const self = `${base}/collections/${view.dataset}`;
   return {
@@ -47,6 +52,19 @@ export function collectionDoc(view: DatasetView, base: string): Record<string, u
     links: [
       { href: self, rel: "self", type: "application/json", title: view.dataset },
       { href: `${self}/items`, rel: "items", type: "application/geo+json", title: `${view.dataset}'s features` },
+      {
+        href: `${self}/map`,
+        rel: "alternate",
+        type: "text/html",
+        title: "a map of its vector tiles, with a date slider",
+      },
+      {
+        href: `${self}/tiles/WebMercatorQuad/{z}/{x}/{y}`,
+        rel: "tiles",
+        type: "application/vnd.mapbox-vector-tile",
+        templated: true,
+        title: "Mapbox Vector Tiles, one layer named after the dataset",
+      },
     ],
   };
 }

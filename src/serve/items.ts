@@ -3,14 +3,25 @@ import type { Table } from "apache-arrow";
 import { crsFromCode } from "../geo/crs.js";
 import { featuresOf } from "../views/features.js";
 import { featureText } from "../views/geojson-text.js";
+import { HistoryTooShortError } from "../views/reader.js";
 import type { Dataset, DatasetView, ViewPartition } from "../views/reader.js";
+import { SnapshotError } from "../manifest/snapshot.js";
 import { rowsInBbox } from "../views/rows-in-bbox.js";
-import { unknownColumn } from "./request.js";
+import { HttpError, unknownColumn } from "./request.js";
 import type { ItemsQuery } from "./request.js";
 
-/** The view an items request reads: the dataset as of an instant, or as it is now. */
-export function viewFor(ds: Dataset, query: ItemsQuery): Promise<DatasetView> {
-  return query.datetime && "at" in query.datetime ? ds.asOf(query.datetime.at) : ds.current();
+/** The view a request reads: a committed snapshot, the dataset as of an instant, or as it is now. */
+export async function viewFor(ds: Dataset, query: ItemsQuery): Promise<DatasetView> {
+  try {
+    if (query.snapshot) return await ds.snapshot(query.snapshot);
+    return query.datetime && "at" in query.datetime ? await ds.asOf(query.datetime.at) : await ds.current();
+  } catch (error) {
+    // The dataset cannot answer what was asked (no such snapshot; history cut before the instant): the client's.
+    if (error instanceof SnapshotError && /has no snapshot/.test(error.message))
+      throw new HttpError(404, error.message, "snapshot");
+    if (error instanceof HistoryTooShortError) throw new HttpError(400, error.message, "datetime");
+    throw error;
+  }
 }
 
 /**
@@ -18,7 +29,7 @@ export function viewFor(ds: Dataset, query: ItemsQuery): Promise<DatasetView> {
  * ?date=), or else each region's latest, as `urls --latest-date` lists them; with a bbox, only those whose box
  * meets it; with ?region=, only that region's.
  */
-export function partitionsFor(view: DatasetView, query: ItemsQuery): ViewPartition[] {
+export function partitionsFor(view: DatasetView, query: ItemsQuery, onePerRegion = false): ViewPartition[] {
   const range = query.datetime && !("at" in query.datetime) ? query.datetime : undefined;
   // ?region= and ?date= pick partitions from the manifests: only those are read.
   const { region, date } = query.properties;
@@ -26,7 +37,8 @@ export function partitionsFor(view: DatasetView, query: ItemsQuery): ViewPartiti
     ...(query.bbox ? { bbox: query.bbox } : {}),
     ...(range ?? {}),
     ...(region === undefined ? {} : { region }),
-    latest: range === undefined && date === undefined,
+    // A map draws one partition per region: of an interval of dates, each region's latest in it.
+    latest: (range === undefined || onePerRegion) && date === undefined,
   });
   return date === undefined ? parts : parts.filter((p) => p.date === date);
 }
@@ -43,19 +55,28 @@ export function pageTag(parts: readonly ViewPartition[], search: string): string
 
 /**
  * One page of features (GeoJSON, lon/lat) from `query.cursor` on: whole partitions are read one at a time, only
- * as many as the page needs, and the page ends with a "next" cursor (partition, row) where rows remain.
+ * as many as the page needs, and the page ends with a "next" cursor (partition, row) where rows remain. A page
+ * reads at most `cap` bytes of artifacts: once the next partition would pass it, the page ends early (fewer
+ * features, and a next link), so no request holds more than the cap however sparse its filter.
  */
 export async function itemsPage(
-  view: DatasetView,
+  read: (p: ViewPartition) => Promise<Table>,
   parts: readonly ViewPartition[],
   query: ItemsQuery,
   url: URL,
+  cap: number,
 ): Promise<string> {
   const features: string[] = [];
   let next: string | undefined;
+  let bytes = 0;
   for (let pi = query.cursor.partition, from = query.cursor.row; pi < parts.length; pi++, from = 0) {
     const p = parts[pi] as ViewPartition;
-    const table = await view.read(p);
+    if (bytes > 0 && bytes + p.entry.bytes > cap) {
+      next = `${pi}.${from}`;
+      break;
+    }
+    bytes += checkCap(p, cap);
+    const table = await read(p);
     const keep = filterOf(table, p, query);
     const rows: number[] = [];
     for (let r = from; r < table.numRows; r++) {
@@ -90,6 +111,20 @@ export async function itemsPage(
       : "";
   return `{"type":"FeatureCollection",${matched}"numberReturned":${features.length},"links":[${links.join(",")}],"features":[${features.join(",")}]}\n`;
 }
+
+/** A partition's bytes, refused with what to do when one partition alone is more than a request may read. */
+export function checkCap(p: ViewPartition, cap: number): number {
+  if (p.entry.bytes > cap)
+    throw new HttpError(
+      400,
+      `${p.region} ${p.date} is ${sizeText(p.entry.bytes)}, more than this server reads for one request (${sizeText(cap)}, serve --max-read): read it with DuckDB or GeoPandas (georefresh urls), or restart serve with a larger --max-read`,
+    );
+  return p.entry.bytes;
+}
+
+/** A size as people read it: 1.5 MiB, 96 KiB. */
+export const sizeText = (n: number) =>
+  n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : `${Math.ceil(n / 2 ** 10)} KiB`;
 
 /** Which rows of a partition the query keeps: in the bbox (as `read --bbox`), and equal on each named column. */
 function filterOf(table: Table, p: ViewPartition, query: ItemsQuery): (row: number) => boolean {

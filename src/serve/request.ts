@@ -23,11 +23,15 @@ export interface ItemsQuery {
   cursor: { partition: number; row: number };
   /** An instant: the dataset as of then. An interval of logical dates: the partitions between. */
   datetime?: { at: Date } | { from?: string; to?: string };
+  /** A committed snapshot (its id, or "latest"): the dataset as that snapshot holds it. */
+  snapshot?: string;
   /** Equality on plain columns (`?zoning=R1`). */
   properties: Record<string, string>;
 }
 
-const ITEMS_PARAMETERS = ["bbox", "limit", "next", "datetime", "f"];
+const ITEMS_PARAMETERS = ["bbox", "limit", "next", "datetime", "snapshot", "f"];
+/** What tiles and single features refuse: a page's box and size (they take the view and filters as items do). */
+const PAGE_ONLY = ["bbox", "limit", "next"];
 
 /**
  * The items query from a URL's search parameters. A parameter not in ITEMS_PARAMETERS names a column to match
@@ -44,15 +48,49 @@ export function itemsQuery(search: URLSearchParams): ItemsQuery {
     if (!ITEMS_PARAMETERS.includes(name)) properties[name] = one(name) as string;
   }
   const f = one("f");
-  if (f !== undefined && f !== "json" && f !== "geojson")
-    throw new HttpError(400, `f=${f}: this server answers items as GeoJSON (f=json)`, "f");
-  return {
+  if (f !== undefined && f !== "json" && f !== "geojson" && f !== "html")
+    throw new HttpError(400, `f=${f}: this server answers items as GeoJSON (f=json) or a page (f=html)`, "f");
+  const query = {
     ...bboxOf(one("bbox")),
     limit: limitOf(one("limit")),
     cursor: cursorOf(one("next")),
     ...datetimeOf(one("datetime")),
+    ...snapshotOf(one("snapshot")),
     properties,
   };
+  if (query.snapshot && query.datetime && "at" in query.datetime)
+    throw new HttpError(
+      400,
+      "snapshot and an instant (datetime) each name a whole view of the dataset: give one (dates may narrow a snapshot)",
+      "datetime",
+    );
+  return query;
+}
+
+/** A tile's query: the view (datetime, snapshot) and column equality, as items take them; no bbox or paging. */
+export function tileQuery(search: URLSearchParams): ItemsQuery {
+  for (const name of PAGE_ONLY)
+    if (search.has(name))
+      throw new HttpError(400, `"${name}" is an items parameter: a tile's box and size are its z/x/y`, name);
+  return itemsQuery(search);
+}
+
+/** One feature's query: the view it is looked up in (datetime, snapshot, ?region=), no box or paging. */
+export function viewQuery(search: URLSearchParams): ItemsQuery {
+  for (const name of PAGE_ONLY)
+    if (search.has(name)) throw new HttpError(400, `"${name}" is an items parameter: one feature has no page`, name);
+  return itemsQuery(search);
+}
+
+function snapshotOf(text: string | undefined): { snapshot?: string } {
+  if (text === undefined) return {};
+  if (text !== "latest" && !/^[0-9a-f]{16}$/.test(text))
+    throw new HttpError(
+      400,
+      `snapshot=${text}: a snapshot's id (16 hex digits: snapshots/<dataset>/<id>.json in the store) or "latest"`,
+      "snapshot",
+    );
+  return { snapshot: text };
 }
 
 function bboxOf(text: string | undefined): { bbox?: Bbox } {

@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCliHere, spawnCli } from "../helpers/cli.js";
+import { runCliHere } from "../helpers/cli.js";
+import { readFeatures, startServe } from "../helpers/serve.js";
+import type { Feature } from "../helpers/serve.js";
 import { writeFeedProject } from "../helpers/source-corpus.js";
 
 const JUDGE = fileURLToPath(new URL("../helpers/qgis_judge.py", import.meta.url));
@@ -20,29 +22,9 @@ let config: string;
 let server: ChildProcessWithoutNullStreams;
 let base: string;
 
-type Feature = { properties: Record<string, unknown> };
-
 /** The features `read` gives for each region's latest partition, as a user would ask for them. */
-async function readAll(extra: string[] = []): Promise<Feature[]> {
-  const r = await runCliHere([
-    "read",
-    "parcels",
-    "--config",
-    config,
-    "--latest-date",
-    "--from",
-    "2026-01-01",
-    "--format",
-    "ndjson",
-    ...extra,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Feature);
-}
+const readAll = (extra: string[] = []) =>
+  readFeatures("parcels", config, ["--latest-date", "--from", "2026-01-01", ...extra]);
 
 const ids = (fs: Feature[]) => fs.map((f) => `${String(f.properties.region)}/${String(f.properties.parcel_id)}`).sort();
 
@@ -52,16 +34,7 @@ describe("georefresh serve: OGC API – Features", () => {
     config = writeFeedProject(dir, ["weld", "larimer"]);
     const b = await runCliHere(["backfill", "--config", config, "--from", "2026-01-01", "--to", "2026-01-01"]);
     expect(b.code, b.stderr).toBe(0);
-    server = spawnCli(["serve", "--config", config, "--port", "0"]);
-    base = await new Promise<string>((ok, fail) => {
-      let said = "";
-      server.stdout.on("data", (d: Buffer) => {
-        said += d.toString();
-        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(said);
-        if (m) ok(m[1] as string);
-      });
-      server.once("exit", (code) => fail(new Error(`serve exited (${code}) before listening`)));
-    });
+    ({ child: server, base } = await startServe(config));
   }, 60_000);
   afterAll(() => {
     server?.kill("SIGTERM");

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { InvalidArgumentError } from "commander";
 import type { Command } from "commander";
 import { action } from "../action.js";
 import { CONFIG_HELP, openReading, UsageError, wholeNumber } from "../context.js";
@@ -7,17 +8,23 @@ import { checkLocalStore } from "../reading.js";
 import { EXIT } from "../exit-codes.js";
 import { err, out } from "../output.js";
 import { datasetsIn } from "../../serve/collections.js";
-import { featuresServer } from "../../serve/server.js";
+import { DEFAULT_CACHE, DEFAULT_MAX_READ, featuresServer } from "../../serve/server.js";
 import { loadStore } from "../../store/backends.js";
+import { parseBytes } from "../../sizes.js";
 
 const HELP = `
-Serves the store's datasets read-only as OGC API – Features (core, GeoJSON): /, /conformance, /collections,
-/collections/{dataset} and /collections/{dataset}/items with bbox (lon/lat), limit (up to 10000; next pages by
-the "next" link), datetime (an instant: the dataset as it was then; logical dates or an interval of them: those
-partitions; else each region's latest) and equality on a column (?zoning=R1). GDAL (OAPIF:), QGIS and any OGC
-API client read it. Collections are the datasets the store held when the server started. docs/serve.md.
+Serves the store's datasets read-only as OGC API – Features (GeoJSON, and HTML for a browser) and vector tiles:
+  /collections/{dataset}/items        bbox (lon/lat), limit (up to 10000; next pages by the "next" link),
+                                      datetime (an instant: the dataset as it was then; logical dates or an
+                                      interval of them: those partitions; else each region's latest),
+                                      snapshot (an id, or latest), and equality on a column (?zoning=R1)
+  /collections/{dataset}/items/{id}   one feature by the dataset's natural key
+  /collections/{dataset}/tiles/WebMercatorQuad/{z}/{x}/{y}   Mapbox Vector Tiles (same datetime, snapshot, filters)
+  /collections/{dataset}/map          a map of the tiles in your browser, with a slider over the logical dates
+GDAL (OAPIF:), QGIS, MapLibre and any OGC API client read it. Collections are the datasets the store held when
+the server started. docs/serve.md.
 
-  georefresh serve                      # http://127.0.0.1:8080/
+  georefresh serve                      # then open http://127.0.0.1:8080/collections/us-counties/map
   ogrinfo OAPIF:http://127.0.0.1:8080/collections/us-counties -so -al
 
 Exit codes: 0 stopped by Ctrl-C or SIGTERM; 2 usage (a port in use); 3 the store cannot be used.`;
@@ -31,58 +38,89 @@ export function registerServe(program: Command): void {
     .option("--store <url>", "the store to serve (default: the config's)")
     .option("--port <n>", "the port (0: any free one)", wholeNumber(0), 8080)
     .option("--host <address>", "the address to listen on (anything but the loopback is said loudly)", "127.0.0.1")
+    .option(
+      "--max-read <size>",
+      "the most artifact data one request reads; a tile or partition past it is refused, saying what to narrow (default: 256MiB)",
+      size("--max-read"),
+    )
+    .option(
+      "--cache <size>",
+      "how much decoded data, by artifact size, is kept between requests (default: 512MiB)",
+      size("--cache"),
+    )
     .option("--quiet", "print nothing but errors")
     .addHelpText("after", HELP)
     .action(
-      action(async (opts: { config?: string; store?: string; port: number; host: string; quiet?: boolean }) => {
-        const { store: url, config } = await openReading(opts);
-        checkLocalStore(url, config !== undefined, "georefresh backfill");
-        const store = await loadStore(url);
-        const datasets = await datasetsIn(store);
-        const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(opts.host);
-        const own = () => `http://${hostInUrl(opts.host)}:${(server.address() as AddressInfo).port}`;
-        const server = featuresServer({
-          store,
-          datasets,
-          // Off the loopback, links name the address the client used (a plain host[:port]), as they reach it.
-          base: (host) =>
-            !loopback && host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(host)
-              ? `http://${host}`
-              : own(),
-          onError: (error, path) =>
-            err(`georefresh: ${path}: ${error instanceof Error ? error.message : String(error)}\n`),
-        });
-        await new Promise<void>((resolve, reject) => {
-          server.once("error", (error: NodeJS.ErrnoException) =>
-            reject(
-              error.code === "EADDRINUSE"
-                ? new UsageError(
-                    `port ${opts.port} on ${opts.host} is in use: give another with --port (0: any free one)`,
-                  )
-                : error,
-            ),
-          );
-          server.listen(opts.port, opts.host, resolve);
-        });
-        const port = (server.address() as AddressInfo).port;
-        if (!loopback)
-          err(
-            `georefresh: WARNING: serving on ${opts.host}, not the loopback: anyone who reaches this machine on port ${port} reads every dataset of the store (read-only)\n`,
-          );
-        if (!opts.quiet)
-          out(
-            `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)\n`,
-          );
-        await new Promise<void>((resolve) => {
-          const stop = () => server.close(() => resolve());
-          process.once("SIGINT", stop);
-          process.once("SIGTERM", stop);
-        });
-        server.closeAllConnections();
-        await store.close();
-        return EXIT.ok;
-      }),
+      action(
+        async (opts: {
+          config?: string;
+          store?: string;
+          port: number;
+          host: string;
+          maxRead?: number;
+          cache?: number;
+          quiet?: boolean;
+        }) => {
+          const { store: url, config } = await openReading(opts);
+          checkLocalStore(url, config !== undefined, "georefresh backfill");
+          const store = await loadStore(url);
+          const datasets = await datasetsIn(store);
+          const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(opts.host);
+          const own = () => `http://${hostInUrl(opts.host)}:${(server.address() as AddressInfo).port}`;
+          const server = featuresServer({
+            store,
+            datasets,
+            maxRead: opts.maxRead ?? DEFAULT_MAX_READ,
+            cacheBytes: opts.cache ?? DEFAULT_CACHE,
+            // Off the loopback, links name the address the client used (a plain host[:port]), as they reach it.
+            base: (host) =>
+              !loopback && host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(host)
+                ? `http://${host}`
+                : own(),
+            onError: (error, path) =>
+              err(`georefresh: ${path}: ${error instanceof Error ? error.message : String(error)}\n`),
+          });
+          await new Promise<void>((resolve, reject) => {
+            server.once("error", (error: NodeJS.ErrnoException) =>
+              reject(
+                error.code === "EADDRINUSE"
+                  ? new UsageError(
+                      `port ${opts.port} on ${opts.host} is in use: give another with --port (0: any free one)`,
+                    )
+                  : error,
+              ),
+            );
+            server.listen(opts.port, opts.host, resolve);
+          });
+          const port = (server.address() as AddressInfo).port;
+          if (!loopback)
+            err(
+              `georefresh: WARNING: serving on ${opts.host}, not the loopback: anyone who reaches this machine on port ${port} reads every dataset of the store (read-only)\n`,
+            );
+          if (!opts.quiet)
+            out(
+              `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)\n`,
+            );
+          await new Promise<void>((resolve) => {
+            const stop = () => server.close(() => resolve());
+            process.once("SIGINT", stop);
+            process.once("SIGTERM", stop);
+          });
+          server.closeAllConnections();
+          await store.close();
+          return EXIT.ok;
+        },
+      ),
     );
 }
+
+/** A size option (256MiB, 1GiB, 500MB): bytes, or commander's usage error saying how to write one. */
+const size = (what: string) => (text: string) => {
+  try {
+    return parseBytes(text, what);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
 
 const hostInUrl = (host: string) => (host.includes(":") ? `[${host}]` : host);
