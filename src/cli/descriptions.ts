@@ -14,7 +14,8 @@ export const DESCRIPTIONS = {
   changes:
     "row-level change of a keyed dataset's region: keys added, removed, geometry or attributes changed, between two dates or at one",
   sink: "apply a dataset's snapshot to a PostGIS table or a GeoPackage in one transaction: unchanged rows untouched, changed ones updated, gone ones retired",
-  serve: "serve the store's datasets read-only as OGC API – Features (GeoJSON), for GDAL, QGIS and web maps",
+  serve:
+    "serve the store's datasets read-only as OGC API – Features and vector tiles, with a map page, for GDAL, QGIS and browsers",
   stac: "write the dataset's static STAC catalog (Collection, Items, stac-geoparquet) into the store",
   report: "write a self-contained HTML report of a dataset: status grid, trends, map",
   deliver: "send pending outbox events (one per promoted change) to a webhook, with Idempotency-Key and HMAC signature",

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type { Bbox } from "../geo/bbox.js";
 import type { DatasetView } from "../views/reader.js";
 import { extentOf } from "./collections.js";
 import { MAX_ZOOM } from "./tiles.js";
@@ -34,6 +35,21 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
 
 /**
+ * Where the map opens: the box of most partitions (each side the 10th or 90th percentile of theirs), so that a
+ * few far-flung regions (the Aleutians across the antimeridian, Guam) do not open it on the whole world. The
+ * collection's extent stays the exact box; the map zooms out to the rest.
+ */
+function mostOf(view: DatasetView): Bbox | undefined {
+  const boxes = view.partitions.flatMap((p) => (p.bboxLonLat ? [p.bboxLonLat] : []));
+  if (boxes.length < 10) return extentOf(view);
+  const at = (side: 0 | 1 | 2 | 3, q: number) => {
+    const sorted = boxes.map((b) => b[side]).sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+  };
+  return [at(0, 0.1), at(1, 0.1), at(2, 0.9), at(3, 0.9)];
+}
+
+/**
  * The map page of a collection: its vector tiles in MapLibre GL, fitted to its extent, with a slider over its
  * logical dates: each stop draws the dataset as it stood on that date (each region's latest partition dated on
  * or before it), through the tiles' ?datetime=../DATE. Clicking a feature shows its attributes.
@@ -42,7 +58,7 @@ export function mapPage(view: DatasetView, base: string): string {
   const [js, css] = [...mapAssets().keys()];
   const dates = [...new Set(view.partitions.map((p) => p.date))].sort();
   // Web Mercator ends at ±85.05°: an empty dataset opens on the whole world.
-  const bbox = extentOf(view) ?? [-180, -85, 180, 85];
+  const bbox = mostOf(view) ?? [-180, -85, 180, 85];
   const config = {
     dataset: view.dataset,
     tiles: `${base}/collections/${encodeURIComponent(view.dataset)}/tiles/WebMercatorQuad/{z}/{x}/{y}`,
@@ -81,7 +97,7 @@ const map = new maplibregl.Map({
   container: "map",
   canvasContextAttributes: { preserveDrawingBuffer: true },
   bounds: [[c.bbox[0], c.bbox[1]], [c.bbox[2], c.bbox[3]]],
-  fitBoundsOptions: { padding: 40 },
+  fitBoundsOptions: { padding: { top: 110, bottom: 20, left: 20, right: 60 } },
   style: {
     version: 8,
     sources: { data: { type: "vector", tiles: tilesAt(Number(slider.value)), maxzoom: c.maxzoom } },

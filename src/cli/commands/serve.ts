@@ -99,7 +99,7 @@ export function registerServe(program: Command): void {
             );
           if (!opts.quiet)
             out(
-              `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)\n`,
+              `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)${datasets[0] ? `; a map: http://${hostInUrl(opts.host)}:${port}/collections/${datasets[0]}/map` : ""}\n`,
             );
           await new Promise<void>((resolve) => {
             const stop = () => server.close(() => resolve());
