@@ -1,8 +1,7 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { ObjectStore } from "../store/types.js";
-import { Dataset } from "../views/reader.js";
-import type { DatasetView, ViewPartition } from "../views/reader.js";
+import type { Dataset, DatasetView, ViewPartition } from "../views/reader.js";
 import { ArtifactCache } from "./artifact-cache.js";
 import { collectionDoc } from "./collections.js";
 import { featureById, naturalKey } from "./feature.js";
@@ -10,6 +9,7 @@ import { linkList, page, propertyTable, wantsHtml } from "./html.js";
 import { itemsPage, pageTag, partitionsFor, viewFor } from "./items.js";
 import { mapAssets, mapPage } from "./map-page.js";
 import { openApi } from "./openapi.js";
+import { ServedDataset } from "./served-dataset.js";
 import { HttpError, itemsQuery, tileQuery, viewQuery } from "./request.js";
 import type { ItemsQuery } from "./request.js";
 import { tileAddress, tileOf } from "./tiles.js";
@@ -24,12 +24,15 @@ export interface ServeOptions {
   maxRead?: number;
   /** How many artifact bytes' worth of decoded partitions and tile indexes the server keeps between requests. */
   cacheBytes?: number;
+  /** How long one read of a dataset's manifests serves requests, in ms (0: read them for every request). */
+  recheckMs?: number;
   /** Each request that failed on the server's side (not the client's), for the operator's log. */
   onError?: (error: unknown, path: string) => void;
 }
 
 export const DEFAULT_MAX_READ = 256 * 2 ** 20;
 export const DEFAULT_CACHE = 512 * 2 ** 20;
+export const DEFAULT_RECHECK_MS = 1000;
 
 const CONFORMANCE = [
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
@@ -48,6 +51,8 @@ interface Ask {
   html: boolean;
   read: (view: DatasetView) => (p: ViewPartition) => Promise<import("apache-arrow").Table>;
   cache: ArtifactCache;
+  /** The served datasets, by name: the only ones a path can name. */
+  datasets: ReadonlyMap<string, Dataset>;
 }
 
 /**
@@ -59,8 +64,10 @@ export function featuresServer(options: ServeOptions): Server {
   const o = { ...options, maxRead: options.maxRead ?? DEFAULT_MAX_READ };
   const cache = new ArtifactCache(options.cacheBytes ?? DEFAULT_CACHE);
   const read = (view: DatasetView) => (p: ViewPartition) => cache.get("table", p.entry, () => view.read(p));
+  const recheck = options.recheckMs ?? DEFAULT_RECHECK_MS;
+  const datasets = new Map(o.datasets.map((d) => [d, new ServedDataset(o.store, d, recheck)]));
   return createServer((req, res) => {
-    void answer(o, cache, read, req, res).catch((error: unknown) => {
+    void answer({ o, cache, read, datasets }, req, res).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       if (status === 500) o.onError?.(error, req.url ?? "");
       const body = {
@@ -75,9 +82,7 @@ export function featuresServer(options: ServeOptions): Server {
 }
 
 async function answer(
-  o: Ask["o"],
-  cache: ArtifactCache,
-  read: Ask["read"],
+  { o, cache, read, datasets }: Pick<Ask, "o" | "cache" | "read" | "datasets">,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -89,7 +94,7 @@ async function answer(
   const url = new URL(req.url ?? "/", base);
   const path = url.pathname.replace(/\/+$/, "") || "/";
   const html = wantsHtml(req.headers.accept, url.searchParams.get("f"));
-  const ask: Ask = { o, req, res, url, base, html, read, cache };
+  const ask: Ask = { o, req, res, url, base, html, read, cache, datasets };
   if (path === "/") return landing(ask);
   if (path === "/conformance") return json(ask, { conformsTo: CONFORMANCE }, "conformance");
   if (path === "/api")
@@ -109,9 +114,9 @@ async function answer(
   const m =
     /^\/collections\/([^/]+)(?:\/(items|map|tiles\/WebMercatorQuad)(?:\/([^/]+)|\/(\d+)\/(\d+)\/(\d+))?)?$/.exec(path);
   // The id is compared with the known datasets' names, never used to build a key: no path reaches anything else.
-  const name = m ? o.datasets.find((d) => d === safeDecode(m[1] as string)) : undefined;
-  if (!m || name === undefined) throw new HttpError(404, `no ${m ? "collection" : "resource"} at ${url.pathname}`);
-  const ds = new Dataset(o.store, name);
+  const id = m ? safeDecode(m[1] as string) : undefined;
+  const ds = id === undefined ? undefined : datasets.get(id);
+  if (!m || ds === undefined) throw new HttpError(404, `no ${m ? "collection" : "resource"} at ${url.pathname}`);
   const [, , sub, featureId, z, x, y] = m;
   if (sub === undefined) {
     const doc = collectionDoc(await ds.current(), base);
@@ -154,7 +159,7 @@ async function landing(ask: Ask): Promise<void> {
 
 async function collections(ask: Ask): Promise<void> {
   const docs = [];
-  for (const name of ask.o.datasets) docs.push(collectionDoc(await new Dataset(ask.o.store, name).current(), ask.base));
+  for (const ds of ask.datasets.values()) docs.push(collectionDoc(await ds.current(), ask.base));
   if (ask.html) {
     const list = ask.o.datasets.map((d): [string, string] => [`${ask.base}/collections/${d}?f=html`, d]);
     return sendHtml(ask, page("collections", linkList(list), `${ask.base}/collections?f=json`));

@@ -263,4 +263,24 @@ describe("georefresh serve: vector tiles and the map page", () => {
       small.child.kill("SIGTERM");
     }
   });
+
+  it("a promotion while serving: seen at once with --recheck 0, not before the recheck with --recheck 3600", async () => {
+    const [now, later] = [await serve(["--recheck", "0"]), await serve(["--recheck", "3600"])];
+    try {
+      const matched = async (b: string) =>
+        (
+          (await (await fetch(`${b}/collections/parcels/items?limit=1&datetime=2026-01-01/2026-12-31`)).json()) as {
+            numberMatched: number;
+          }
+        ).numberMatched;
+      const before = await matched(now.base);
+      expect(await matched(later.base)).toBe(before);
+      await backfill("2026-03-01");
+      expect(await matched(now.base)).toBeGreaterThan(before);
+      expect(await matched(later.base)).toBe(before); // one read of the manifests serves it for an hour
+    } finally {
+      now.child.kill("SIGTERM");
+      later.child.kill("SIGTERM");
+    }
+  });
 });

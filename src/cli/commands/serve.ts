@@ -48,6 +48,12 @@ export function registerServe(program: Command): void {
       "how much decoded data, by artifact size, is kept between requests (default: 512MiB)",
       size("--cache"),
     )
+    .option(
+      "--recheck <seconds>",
+      "how long one read of a dataset's manifests serves requests: a promotion is seen within it (0: every request)",
+      wholeNumber(0),
+      1,
+    )
     .option("--quiet", "print nothing but errors")
     .addHelpText("after", HELP)
     .action(
@@ -59,6 +65,7 @@ export function registerServe(program: Command): void {
           host: string;
           maxRead?: number;
           cache?: number;
+          recheck: number;
           quiet?: boolean;
         }) => {
           const { store: url, config } = await openReading(opts);
@@ -72,6 +79,7 @@ export function registerServe(program: Command): void {
             datasets,
             maxRead: opts.maxRead ?? DEFAULT_MAX_READ,
             cacheBytes: opts.cache ?? DEFAULT_CACHE,
+            recheckMs: opts.recheck * 1000,
             // Off the loopback, links name the address the client used (a plain host[:port]), as they reach it.
             base: (host) =>
               !loopback && host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(host)
