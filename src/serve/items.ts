@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Table } from "apache-arrow";
+import type { RowsOf } from "./partition-rows.js";
 import { crsFromCode } from "../geo/crs.js";
 import { featuresOf } from "../views/features.js";
 import { featureText } from "../views/geojson-text.js";
@@ -54,13 +55,14 @@ export function pageTag(parts: readonly ViewPartition[], search: string): string
 }
 
 /**
- * One page of features (GeoJSON, lon/lat) from `query.cursor` on: whole partitions are read one at a time, only
- * as many as the page needs, and the page ends with a "next" cursor (partition, row) where rows remain. A page
+ * One page of features (GeoJSON, lon/lat) from `query.cursor` on: partitions are read one at a time (whole, or
+ * by row group: `rows`), only as many as the page needs, and the page ends with a "next" cursor (partition, row)
+ * where rows remain. A page
  * reads at most `cap` bytes of artifacts: once the next partition would pass it, the page ends early (fewer
  * features, and a next link), so no request holds more than the cap however sparse its filter.
  */
 export async function itemsPage(
-  read: (p: ViewPartition) => Promise<Table>,
+  rows: RowsOf,
   parts: readonly ViewPartition[],
   query: ItemsQuery,
   url: URL,
@@ -69,33 +71,33 @@ export async function itemsPage(
   const features: string[] = [];
   let next: string | undefined;
   let bytes = 0;
-  for (let pi = query.cursor.partition, from = query.cursor.row; pi < parts.length; pi++, from = 0) {
+  const full = () => next !== undefined;
+  for (let pi = query.cursor.partition, from = query.cursor.row; pi < parts.length && !full(); pi++, from = 0) {
     const p = parts[pi] as ViewPartition;
     if (bytes > 0 && bytes + p.entry.bytes > cap) {
       next = `${pi}.${from}`;
       break;
     }
     bytes += checkCap(p, cap);
-    const table = await read(p);
-    const keep = filterOf(table, p, query);
-    const rows: number[] = [];
-    for (let r = from; r < table.numRows; r++) {
-      if (!keep(r)) continue;
-      if (features.length + rows.length === query.limit) {
-        next = `${pi}.${r}`;
-        break;
-      }
-      rows.push(r);
-    }
-    const chosen = new Set(rows);
     const origin = { region: p.region, date: p.date };
-    for (const f of featuresOf(table, origin, crsFromCode(p.entry.crs), (r) => chosen.has(r)))
-      features.push(featureText(f));
-    if (next !== undefined) break;
-    if (features.length === query.limit && pi + 1 < parts.length) {
-      next = `${pi + 1}.0`;
-      break;
+    for await (const chunk of rows(p, from, full)) {
+      // Every chunk is taken, even past a full page: the partition's sha256 is checked after its last.
+      if (full()) continue;
+      const { table, firstRow } = chunk;
+      const keep = filterOf(table, p, query);
+      const chosen = new Set<number>();
+      for (let r = Math.max(from - firstRow, 0); r < table.numRows; r++) {
+        if (!keep(r)) continue;
+        if (features.length + chosen.size === query.limit) {
+          next = `${pi}.${firstRow + r}`;
+          break;
+        }
+        chosen.add(r);
+      }
+      for (const f of featuresOf(table, origin, crsFromCode(p.entry.crs), (r) => chosen.has(r)))
+        features.push(featureText(f));
     }
+    if (!full() && features.length === query.limit && pi + 1 < parts.length) next = `${pi + 1}.0`;
   }
   const link = (rel: string, cursor?: string) => {
     const u = new URL(url);

@@ -9,6 +9,7 @@ import { linkList, page, propertyTable, wantsHtml } from "./html.js";
 import { itemsPage, pageTag, partitionsFor, viewFor } from "./items.js";
 import { mapAssets, mapPage } from "./map-page.js";
 import { openApi } from "./openapi.js";
+import { rowsOf } from "./partition-rows.js";
 import { ServedDataset } from "./served-dataset.js";
 import { HttpError, itemsQuery, tileQuery, viewQuery } from "./request.js";
 import type { ItemsQuery } from "./request.js";
@@ -24,6 +25,8 @@ export interface ServeOptions {
   maxRead?: number;
   /** How many artifact bytes' worth of decoded partitions and tile indexes the server keeps between requests. */
   cacheBytes?: number;
+  /** A partition up to this size is decoded whole and cached; a larger one is paged by row group. */
+  wholeBytes?: number;
   /** How long one read of a dataset's manifests serves requests, in ms (0: read them for every request). */
   recheckMs?: number;
   /** Each request that failed on the server's side (not the client's), for the operator's log. */
@@ -33,6 +36,7 @@ export interface ServeOptions {
 export const DEFAULT_MAX_READ = 256 * 2 ** 20;
 export const DEFAULT_CACHE = 512 * 2 ** 20;
 export const DEFAULT_RECHECK_MS = 1000;
+export const DEFAULT_WHOLE = 32 * 2 ** 20;
 
 const CONFORMANCE = [
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
@@ -192,7 +196,8 @@ async function items(ask: Ask, ds: Dataset): Promise<void> {
   const view = await viewFor(ds, query);
   const parts = partitionsFor(view, query);
   if (!cached(ask, query, parts)) return;
-  const text = await itemsPage(ask.read(view), parts, query, ask.url, ask.o.maxRead);
+  const rows = rowsOf(view, ask.cache, ask.o.wholeBytes ?? DEFAULT_WHOLE);
+  const text = await itemsPage(rows, parts, query, ask.url, ask.o.maxRead);
   if (!ask.html) return send(ask.res, ask.req, 200, "application/geo+json", text);
   const doc = JSON.parse(text) as {
     features: { properties: Record<string, unknown> }[];
