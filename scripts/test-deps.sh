@@ -4,6 +4,8 @@
 # downloaded); GDAL (gdal-bin, python3-gdal), which judges the GeoPackages the sink writes and writes and judges the source readers' corpus; zip, for zipped Shapefile feeds; QGIS (python3-qgis, qgis-providers), which opens what the sinks write as an analyst would. (Ceph RGW is installed by scripts/s3-server.sh, Slurm by scripts/slurm.sh.) Idempotent; needs root
 # to install. Also a venv with GeoPandas (below).
 set -euo pipefail
+# A step that fails says which: a clean-clone CI run once stopped here with nothing on its log.
+trap 'echo "test-deps: failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 missing=()
 /usr/bin/python3 -c "import pyproj" 2>/dev/null || missing+=(python3-pyproj)
 [ -f /usr/share/proj/projjson.schema.json ] || missing+=(proj-data) # validate checks crs against PROJ's schema

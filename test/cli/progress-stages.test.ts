@@ -26,7 +26,7 @@ describe("progress from worker threads and processes", () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-progress-"));
     mkdirSync(join(dir, "feeds"));
-    const text = feed(150_000);
+    const text = feed(100_000); // two batches of the reader (65,536 rows each): a count while it reads
     for (const region of REGIONS) writeFileSync(join(dir, "feeds", `${region}.geojsonl`), text);
     config = join(dir, "georefresh.config.json");
     writeFileSync(

@@ -49,10 +49,20 @@ describe("georefresh serve: OGC API – Features", () => {
     expect(info).toContain(`Feature Count: ${all.length}`);
     expect(info).toMatch(/Layer SRS WKT:[\s\S]*WGS 84/);
 
+    // ogr2ogr to a GeoPackage, read back by GDAL: row for row, every attribute, equal to read's.
+    const gpkg = join(dir, "copy.gpkg");
+    execFileSync("ogr2ogr", ["-f", "GPKG", gpkg, layer, "-nln", "parcels"]);
     const out = join(dir, "copy.geojson");
-    execFileSync("ogr2ogr", ["-f", "GeoJSON", out, layer]);
+    execFileSync("ogr2ogr", ["-f", "GeoJSON", out, gpkg, "parcels"]);
     const copied = (JSON.parse(readFileSync(out, "utf8")) as { features: Feature[] }).features;
     expect(ids(copied)).toEqual(ids(all));
+    const byId = (fs: Feature[]) =>
+      Object.fromEntries(fs.map((f) => [`${String(f.properties.region)}/${String(f.properties.parcel_id)}`, f]));
+    const [got, want] = [byId(copied), byId(all)];
+    for (const [id, f] of Object.entries(want)) {
+      const { id: _gdalId, ...props } = got[id]?.properties ?? {};
+      expect(props, id).toEqual(f.properties);
+    }
 
     // A box: GDAL asks the server with bbox= and keeps what meets it, a subset of what read --bbox keeps.
     const box = ["-105.2", "40.2", "-104.8", "40.6"];
