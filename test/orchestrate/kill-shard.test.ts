@@ -7,18 +7,18 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { readManifest } from "../../src/manifest/codec.js";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { loadTask } from "../../src/task/task-ref.js";
 import { runCli } from "../helpers/cli.js";
+import { BUILT_MAIN, bundledPointsTask } from "../helpers/built-cli.js";
 import { VERSIONS, writePoints } from "../helpers/points-task.js";
 import { manifestsConsistent, visible } from "../helpers/visible.js";
 import { describeEachStore } from "../store/harness/index.js";
 import type { StoreFixture, StoreHarness } from "../store/harness/index.js";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const RANGE = ["--from", "2026-01-01", "--to", "2026-01-08"];
 const REGIONS = ["a", "b", "c", "d", "e", "f"];
 
@@ -31,7 +31,7 @@ function suite(h: StoreHarness): void {
     ref = await h.open();
     dir = mkdtempSync(join(tmpdir(), "georefresh-killshard-"));
     writePoints(join(dir, "points.json"), 80);
-    const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
+    const helper = bundledPointsTask(dir); // plain JavaScript: the compiled CLI loads it without tsx
     writeFileSync(
       join(dir, "task.mjs"),
       `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { regions: ${JSON.stringify(REGIONS)}, delayMs: 100 });\n`,
@@ -65,7 +65,7 @@ function suite(h: StoreHarness): void {
     ).toBe(48);
 
     const args = (shard: string) => [
-      MAIN,
+      BUILT_MAIN,
       "backfill",
       "--dataset",
       "k",
@@ -80,7 +80,7 @@ function suite(h: StoreHarness): void {
     ];
     const shard = (i: number, onProgress?: (done: number, kill: () => void) => void) =>
       new Promise<number | null>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", ...args(`${i}/3`)], {
+        const child = spawn(process.execPath, args(`${i}/3`), {
           env: { ...process.env, ...fx.env },
           stdio: ["ignore", "ignore", "pipe"],
         });

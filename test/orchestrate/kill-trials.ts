@@ -3,18 +3,18 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { backfill } from "../../src/orchestrate/backfill.js";
 import { loadTask } from "../../src/task/task-ref.js";
 import type { TaskDefinition } from "../../src/task/task.js";
 import { FsStore } from "../../src/store/fs.js";
 import type { ObjectStore } from "../../src/store/types.js";
+import { BUILT_MAIN, bundledPointsTask } from "../helpers/built-cli.js";
 import { VERSIONS, writePoints } from "../helpers/points-task.js";
 import { manifestsConsistent, visible } from "../helpers/visible.js";
 import type { StoreHarness } from "../store/harness/index.js";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 // 2 regions × 16 logical dates: enough partitions for kills to land anywhere, few enough for 10 trials per backend.
 const RANGE = { from: "2026-01-01", to: "2026-01-16" };
 const PARTITIONS = 32;
@@ -36,7 +36,7 @@ export function killTrials(h: StoreHarness, { trials, startupKill, keyed }: Kill
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "georefresh-kill-"));
     writePoints(join(dir, "points.json"), 400);
-    const helper = pathToFileURL(fileURLToPath(new URL("../helpers/points-task.ts", import.meta.url))).href;
+    const helper = bundledPointsTask(dir); // plain JavaScript: the compiled CLI loads it without tsx
     writeFileSync(
       join(dir, "task.mjs"),
       `import { pointsTask } from ${JSON.stringify(helper)};\nexport default pointsTask(${JSON.stringify(join(dir, "points.json"))}, { keyed: ${keyed} });\n`,
@@ -67,9 +67,7 @@ export function killTrials(h: StoreHarness, { trials, startupKill, keyed }: Kill
         const child = spawn(
           process.execPath,
           [
-            "--import",
-            "tsx",
-            MAIN,
+            BUILT_MAIN,
             "backfill",
             "--dataset",
             "k",

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { TestProject } from "vitest/node";
+import { ensureBuilt } from "../helpers/built-cli.js";
 
 /**
  * Makes the real S3 server (Ceph RGW) available to every test file: uses S3_ENDPOINT when set, else starts
@@ -144,6 +145,7 @@ function serverEnv(script = "scripts/s3-server.sh"): Record<string, string> {
 export default async function setup(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   execFileSync("bash", ["scripts/test-deps.sh"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+  ensureBuilt(); // the kill trials start the compiled CLI
   startSlurm(project);
   startPostgres(project);
   await startAzurite(project);
