@@ -106,9 +106,10 @@ export async function itemsPage(
     return `{"href":${JSON.stringify(u.href)},"rel":"${rel}","type":"application/geo+json"}`;
   };
   const links = [link("self", url.searchParams.get("next") ?? undefined), ...(next ? [link("next", next)] : [])];
-  // Without a row filter, the manifests say how many features match: a client counts without paging.
+  // Without a row filter, the manifests say how many features match: a client counts without paging. ?region=
+  // and ?date= only pick partitions, so they keep the count.
   const matched =
-    query.bbox === undefined && Object.keys(query.properties).length === 0
+    query.bbox === undefined && Object.keys(query.properties).every((k) => k === "region" || k === "date")
       ? `"numberMatched":${parts.reduce((n, p) => n + p.entry.rows, 0)},`
       : "";
   return `{"type":"FeatureCollection",${matched}"numberReturned":${features.length},"links":[${links.join(",")}],"features":[${features.join(",")}]}\n`;

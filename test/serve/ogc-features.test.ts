@@ -156,6 +156,7 @@ describe("georefresh serve: OGC API – Features", () => {
       await fetch(`${base}/collections/parcels/items?limit=10000&region=weld&date=2026-01-01`)
     ).json()) as { features: Feature[]; numberMatched: number };
     expect(ids(weld.features)).toEqual(ids(all.filter((f) => f.properties.region === "weld")));
+    expect(weld.numberMatched).toBe(weld.features.length); // from the manifests: region and date pick partitions
     expect(weld.features.length).toBeGreaterThan(0);
   });
 
