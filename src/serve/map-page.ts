@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import type { Bbox } from "../geo/bbox.js";
 import type { DatasetView } from "../views/reader.js";
 import { extentOf } from "./collections.js";
+import { escapeHtml } from "./html.js";
 import { MAX_ZOOM } from "./tiles.js";
 
 /**
@@ -30,7 +31,6 @@ export function mapAssets(): Map<string, Asset> {
   return assets;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside a <script>: "<" escaped so no value can close the element. */
 const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Table } from "apache-arrow";
 import type { Dataset, DatasetView, ViewPartition } from "../views/reader.js";
 import type { ArtifactCache } from "./artifact-cache.js";
-import { page } from "./html.js";
+import { escapeHtml, page } from "./html.js";
 import { pageTag } from "./items.js";
 import type { ServeOptions } from "./options.js";
 import type { ItemsQuery } from "./request.js";
@@ -40,11 +40,7 @@ export function json(ask: Ask, doc: unknown, title: string): void {
   if (ask.html)
     return sendHtml(
       ask,
-      page(
-        title,
-        `<pre>${JSON.stringify(doc, null, 2).replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</pre>`,
-        `${ask.url.pathname}?f=json`,
-      ),
+      page(title, `<pre>${escapeHtml(JSON.stringify(doc, null, 2))}</pre>`, `${ask.url.pathname}?f=json`),
     );
   send(ask.res, ask.req, 200, "application/json", `${JSON.stringify(doc)}\n`);
 }

@@ -77,7 +77,12 @@ async function answer(
   // The id is compared with the known datasets' names, never used to build a key: no path reaches anything else.
   const id = m ? safeDecode(m[1] as string) : undefined;
   const ds = id === undefined ? undefined : datasets.get(id);
-  if (!m || ds === undefined) throw new HttpError(404, `no ${m ? "collection" : "resource"} at ${url.pathname}`);
+  if (!m) throw new HttpError(404, `no resource at ${url.pathname}`);
+  if (ds === undefined)
+    throw new HttpError(
+      404,
+      `no collection ${id ?? m[1]}: this server has ${[...datasets.keys()].join(", ") || "none (backfill a dataset, then restart serve)"}`,
+    );
   const [, , sub, featureId, z, x, y] = m;
   if (sub === undefined) return collection(ask, ds);
   if (sub === "map") return map(ask, ds);

@@ -121,6 +121,10 @@ describe("georefresh serve: OGC API – Features", () => {
       "/etc/passwd",
     ])
       expect((await fetch(`${base}${path}`)).status, path).toBe(404);
+    // A misspelt collection is told the ones there are.
+    expect(((await (await fetch(`${base}/collections/parcel`)).json()) as { description: string }).description).toBe(
+      "no collection parcel: this server has parcels",
+    );
     // A store that is not there is a mistyped --store, never a server of nothing.
     const none = await runCliHere(["serve", "--store", join(dir, "no-such-store"), "--port", "0"]);
     expect(none.code).toBe(2);

@@ -40,12 +40,12 @@ export function registerServe(program: Command): void {
     .option("--host <address>", "the address to listen on (anything but the loopback is said loudly)", "127.0.0.1")
     .option(
       "--max-read <size>",
-      "the most artifact data one request reads; a tile or partition past it is refused, saying what to narrow (default: 256MiB)",
+      "the most artifact data one request reads, like 256MiB or 1GiB (a bare number is bytes); a tile or partition past it is refused, saying what to narrow (default: 256MiB)",
       size("--max-read"),
     )
     .option(
       "--cache <size>",
-      "how much decoded data, by artifact size, is kept between requests (default: 512MiB)",
+      "how much decoded data, by artifact size, is kept between requests, like 512MiB (default: 512MiB)",
       size("--cache"),
     )
     .option(
@@ -107,7 +107,7 @@ export function registerServe(program: Command): void {
             );
           if (!opts.quiet)
             out(
-              `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)${datasets[0] ? `; a map: http://${hostInUrl(opts.host)}:${port}/collections/${datasets[0]}/map` : ""}\n`,
+              `serving ${datasets.length} collection${datasets.length === 1 ? "" : "s"} (${datasets.join(", ") || "none yet: backfill a dataset into this store, then start serve again"}) at http://${hostInUrl(opts.host)}:${port}/ (Ctrl-C to stop)${datasets[0] ? `; a map: http://${hostInUrl(opts.host)}:${port}/collections/${datasets[0]}/map` : ""}\n`,
             );
           await new Promise<void>((resolve) => {
             const stop = () => server.close(() => resolve());
