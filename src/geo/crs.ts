@@ -1,6 +1,9 @@
 import proj4 from "proj4";
 import type { Geometry, Position } from "./geometry.js";
-import { areaOfUseOf, epsgEntry } from "./epsg-index.js";
+import { epsgByName, epsgCrs, epsgDatum, epsgGeographicCodes, epsgOtherKind, indexSource } from "./crs/epsg-index.js";
+import type { IndexedCrs } from "./crs/epsg-index.js";
+import { datumShift, DatumShiftRefused, pickOperation, WGS84_SHIFT } from "./crs/datum-shift.js";
+import type { DatumShift, Operation } from "./crs/datum-shift.js";
 import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
 import type { Datum } from "./projjson.js";
 import { GeorefreshError } from "../errors.js";
@@ -17,6 +20,12 @@ export interface Crs {
   areaOfUse: [number, number, number, number];
   /** For the GeoParquet footer; undefined for OGC:CRS84, which the spec says to omit. */
   projjson: Record<string, unknown> | undefined;
+  /** The projection on the CRS's own ellipsoid (a proj4 definition or a name registered with proj4), no datum. */
+  projection: string;
+  /** Lon/lat in degrees from Greenwich on the same ellipsoid: what `projection` is inverted to. */
+  lonlat: string;
+  /** From lon/lat on the CRS's datum to WGS 84, as PROJ would pick it per point. */
+  datum: DatumShift;
 }
 
 export class CrsError extends GeorefreshError {
@@ -25,6 +34,8 @@ export class CrsError extends GeorefreshError {
 
 const WORLD: Crs["areaOfUse"] = [-180, -90, 180, 90];
 
+const WGS84_LONLAT = "+proj=longlat +a=6378137 +rf=298.257223563 +no_defs";
+
 const CRS84: Crs = {
   id: "OGC:CRS84",
   name: "WGS 84 (CRS84)",
@@ -32,9 +43,14 @@ const CRS84: Crs = {
   proj4: "+proj=longlat +datum=WGS84 +no_defs",
   areaOfUse: WORLD,
   projjson: undefined,
+  projection: WGS84_LONLAT,
+  lonlat: WGS84_LONLAT,
+  datum: WGS84_SHIFT,
 };
 
-function geographic(d: Datum, proj: string): Crs {
+type Storable = Omit<Crs, "projection" | "lonlat" | "datum">;
+
+function geographic(d: Datum, proj: string): Storable {
   return {
     id: `EPSG:${d.code}`,
     name: d.crsName,
@@ -45,7 +61,7 @@ function geographic(d: Datum, proj: string): Crs {
   };
 }
 
-function utm(code: number, base: Datum, zone: number, south: boolean): Crs {
+function utm(code: number, base: Datum, zone: number, south: boolean): Storable {
   const lon0 = -183 + 6 * zone;
   const name = `${base.crsName} / UTM zone ${zone}${south ? "S" : "N"}`;
   return {
@@ -71,7 +87,7 @@ function utm(code: number, base: Datum, zone: number, south: boolean): Crs {
   };
 }
 
-const FIXED: Record<string, Crs> = {
+const FIXED: Record<string, Storable> = {
   "OGC:CRS84": CRS84,
   "EPSG:4326": geographic(WGS84, "+proj=longlat +datum=WGS84 +no_defs"),
   "EPSG:4269": geographic(NAD83, "+proj=longlat +datum=NAD83 +no_defs"),
@@ -144,47 +160,89 @@ export function inAreaOfUse(lon: number, lat: number, area: Crs["areaOfUse"], ma
 }
 
 /** The CRSs georefresh can store artifacts in: it writes their PROJJSON itself. */
-function storableCrs(code: number): Crs | undefined {
+function storableCrs(code: number): Storable | undefined {
   if (code >= 32601 && code <= 32660) return utm(code, WGS84, code - 32600, false);
   if (code >= 32701 && code <= 32760) return utm(code, WGS84, code - 32700, true);
   if (code >= 26901 && code <= 26923) return utm(code, NAD83, code - 26900, false);
-  return FIXED[`EPSG:${code}`];
+  return Object.hasOwn(FIXED, `EPSG:${code}`) ? FIXED[`EPSG:${code}`] : undefined;
+}
+
+const known = new Map<number, Crs | null>();
+const shifts = new Map<number, DatumShift>();
+
+/** The datum shift of an EPSG geographic CRS: PROJ's candidate transformations to WGS 84 without grids. */
+function shiftOf(base: number | null, name: string): DatumShift {
+  if (base === 4326) return WGS84_SHIFT;
+  if (base === null) return datumShift(name, `unregistered:${name}`, { ops: [] });
+  let shift = shifts.get(base);
+  if (!shift) {
+    const label = `${epsgCrs(base)?.name ?? name} (EPSG:${base})`;
+    shifts.set(base, (shift = datumShift(label, String(base), epsgDatum(base) ?? { ops: [] })));
+  }
+  return shift;
+}
+
+/** Registers a proj4 definition once under a name; proj4 parses it on first use. */
+function registered(name: string, definition: string): string {
+  if (!proj4.defs(name)) proj4.defs(name, definition);
+  return name;
+}
+
+function lonlatOf(proj: string): string {
+  const a = /\+a=(\S+)/.exec(proj)?.[1];
+  const rf = /\+rf=(\S+)/.exec(proj)?.[1];
+  const b = /\+b=(\S+)/.exec(proj)?.[1];
+  return `+proj=longlat +a=${a}${rf ? ` +rf=${rf}` : ` +b=${b ?? a}`} +no_defs`;
+}
+
+function fromIndex(entry: IndexedCrs, storable: Storable | undefined): Crs {
+  const where = `EPSG:${entry.code} (${entry.name})`;
+  if (!entry.proj4)
+    throw new CrsError(
+      `${where} has no definition georefresh can compute with (PROJ gives no proj-string for it); reproject the file first, e.g. ogr2ogr -t_srs EPSG:4326`,
+    );
+  const projection = registered(`georefresh:EPSG:${entry.code}`, entry.proj4);
+  try {
+    proj4(projection, lonlatOf(entry.proj4)).forward([0, 0]);
+  } catch (error) {
+    throw new CrsError(
+      `${where}: its projection is not one georefresh computes (${(error as Error).message}); reproject the file first, e.g. ogr2ogr -t_srs EPSG:4326`,
+    );
+  }
+  const def = proj4.defs(projection) as { axis?: string } | undefined;
+  // Files store x = east, y = north whatever the EPSG axis order says (GDAL's traditional GIS order); only a CRS
+  // whose axes point west or south keeps them.
+  if (def && !entry.axes?.some((a) => a === "west" || a === "south")) def.axis = "enu";
+  const base = storable ?? {
+    id: `EPSG:${entry.code}`,
+    name: entry.name,
+    geographic: entry.kind === "geographic",
+    proj4: projection,
+    areaOfUse: WORLD,
+    projjson: undefined,
+  };
+  return {
+    ...base,
+    areaOfUse: entry.kind === "geographic" || !entry.area ? base.areaOfUse : entry.area,
+    projection,
+    lonlat: lonlatOf(entry.proj4),
+    datum: shiftOf(entry.kind === "geographic" ? entry.code : entry.base, entry.name),
+  };
 }
 
 /**
- * Any EPSG code: the ones georefresh stores (above), with the EPSG dataset's area of use where the index has it;
- * any other 2D CRS from the epsg-index package's definitions, which coordinates can be read in and reprojected
- * from (not stored in: its PROJJSON is not written here). A CRS needing a datum grid file is refused, since
- * proj4 would silently skip the shift.
+ * Any EPSG geographic 2D or projected CRS in the index (crs-index/epsg.json, from PROJ's database): the ones
+ * georefresh stores in keep the PROJJSON it writes. Coordinates are read in any of them and moved to WGS 84 by the
+ * transformation PROJ would pick without grid files.
  */
 export function knownCrs(code: number): Crs | undefined {
-  const fixed = storableCrs(code);
-  const entry = epsgEntry(code);
-  const area = entry && areaOfUseOf(entry);
-  if (fixed) return area && !fixed.geographic ? { ...fixed, areaOfUse: area } : fixed;
-  if (!entry) return undefined;
-  if (entry.kind !== "CRS-PROJCRS" && entry.kind !== "CRS-GEOGCRS")
-    throw new CrsError(
-      `EPSG:${code} (${entry.name}) is a ${entry.kind.replace(/^CRS-/, "").toLowerCase()}, not a 2D geographic or projected CRS a feature's x/y can be in`,
-    );
-  const grid = /\+nadgrids=(?!@null)(\S+)/.exec(entry.proj4);
-  if (grid)
-    throw new CrsError(
-      `EPSG:${code} (${entry.name}) needs the datum grid ${grid[1]}, which georefresh does not ship (proj4 would skip the shift and misplace every coordinate); reproject the file first, e.g. ogr2ogr -t_srs EPSG:4326`,
-    );
-  const defName = `EPSG:${code}`;
-  if (!proj4.defs(defName)) proj4.defs(defName, entry.proj4);
-  const def = proj4.defs(defName) as { axis?: string } | undefined;
-  // Files store x = east, y = north whatever the EPSG axis order says (as GDAL's traditional GIS order).
-  if (def) def.axis = "enu";
-  return {
-    id: defName,
-    name: entry.name,
-    geographic: entry.kind === "CRS-GEOGCRS",
-    proj4: defName,
-    areaOfUse: entry.kind === "CRS-GEOGCRS" ? WORLD : (area ?? WORLD),
-    projjson: undefined,
-  };
+  if (known.has(code)) return known.get(code) ?? undefined;
+  const entry = epsgCrs(code);
+  const storable = storableCrs(code);
+  let crs: Crs | undefined;
+  if (entry) crs = fromIndex(entry, storable);
+  known.set(code, crs ?? null);
+  return crs;
 }
 
 /** The CRS artifacts are stored in: one georefresh writes PROJJSON for, since GeoParquet's footer needs it. */
@@ -204,10 +262,13 @@ export function crsFromCode(input: string | number): Crs {
   const m = /^(?:EPSG:+|urn:ogc:def:crs:EPSG:[\d.]*:)?(\d+)$/i.exec(text);
   const crs = m ? knownCrs(Number(m[1])) : undefined;
   if (!crs) {
+    const other = m ? epsgOtherKind(Number(m[1])) : undefined;
     throw new CrsError(
-      m
-        ? `unknown CRS ${JSON.stringify(text)}: no such EPSG code in the definitions georefresh ships (the epsg-index package); check the code, or give the CRS as WKT`
-        : `unknown CRS ${JSON.stringify(text)}: give it as "EPSG:<code>" (any EPSG code), "OGC:CRS84", WKT or PROJJSON`,
+      other
+        ? `EPSG:${m?.[1]} is ${other}, not a 2D geographic or projected CRS a feature's x/y can be in`
+        : m
+          ? `unknown CRS ${JSON.stringify(text)}: no 2D geographic or projected CRS has that EPSG code in the index georefresh ships (${indexSource()}); check the code, or give the CRS as WKT`
+          : `unknown CRS ${JSON.stringify(text)}: give it as "EPSG:<code>" (any EPSG code), "OGC:CRS84", WKT or PROJJSON`,
     );
   }
   return crs;
@@ -225,13 +286,20 @@ export function crsFromProjjson(doc: unknown, where: string): Crs {
   if (id?.authority && id.code !== undefined) {
     if (id.authority.toUpperCase() === "OGC" && String(id.code).toUpperCase() === "CRS84") return CRS84;
     if (id.authority.toUpperCase() === "EPSG") return crsFromCode(`EPSG:${id.code}`);
-    throw new CrsError(`${where}: CRS ${id.authority}:${id.code} is not one georefresh knows; reproject the input`);
+    if (!("type" in d) || !("coordinate_system" in d || "base_crs" in d || "datum" in d || "datum_ensemble" in d))
+      throw new CrsError(
+        `${where}: CRS ${id.authority}:${id.code} is not one georefresh knows and the PROJJSON does not define it; reproject the input, or write the full PROJJSON`,
+      );
   }
   const byName = [CRS84, ...Object.values(FIXED)].find((c) => c.name === d.name);
-  if (byName) return byName;
-  throw new CrsError(
-    `${where}: refusing to compute: the CRS has no id and an unrecognised name ${JSON.stringify(d.name)}`,
-  );
+  if (byName) return byName.id === CRS84.id ? CRS84 : crsFromCode(byName.id);
+  if (!("type" in d))
+    throw new CrsError(
+      `refusing to compute: ${where}: the CRS has no id, no definition and an unrecognised name ${JSON.stringify(d.name)}`,
+    );
+  // A custom PROJJSON: read as PROJ reads it (its projection, its datum's registered shift), named by its name.
+  const custom = customCrs(doc, where, () => `georefresh:projjson:${hashText(JSON.stringify(doc))}`);
+  return identifiedByName(custom) ?? custom;
 }
 
 /**
@@ -245,14 +313,122 @@ export function crsFromGeoParquet(column: { crs?: unknown }, where: string): Crs
   return crsFromProjjson(column.crs, where);
 }
 
-/** A coordinate transform between two CRSs (x/y order: lon/lat for geographic CRSs, as GeoParquet stores). */
-export function transformer(from: Crs, to: Crs): (p: Position) => Position {
+export interface TransformOptions {
+  /**
+   * Accept PROJ's ballpark shift (lon/lat kept across datums) where PROJ has no transformation that runs without a
+   * grid file; refused otherwise, naming the grids.
+   */
+  ballpark?: boolean;
+}
+
+/** The box each candidate's area of use covers in a CRS's own coordinates, as PROJ's proj_trans tests a point. */
+function boxesIn(crs: Crs, ops: Operation[]): [number, number, number, number][] {
+  if (crs.projection === crs.lonlat) return ops.map((o) => o.area);
+  const toCrs = proj4(crs.lonlat, crs.projection);
+  return ops.map((o) => {
+    const [w, s, e, n] = o.area;
+    if (w === -180 && s === -90 && e === 180 && n === 90)
+      return [-Number.MAX_VALUE, -Number.MAX_VALUE, Number.MAX_VALUE, Number.MAX_VALUE];
+    const box: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (let j = 0; j <= 20; j++) {
+      const lon = w + ((e - w) * j) / 20;
+      const lat = s + ((n - s) * j) / 20;
+      for (const [x0, y0] of [
+        [lon, s],
+        [lon, n],
+        [w, lat],
+        [e, lat],
+      ]) {
+        let q: number[];
+        try {
+          q = toCrs.forward([x0 as number, y0 as number]);
+        } catch {
+          continue;
+        }
+        const [x, y] = q as [number, number];
+        if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+        box[0] = Math.min(box[0], x);
+        box[1] = Math.min(box[1], y);
+        box[2] = Math.max(box[2], x);
+        box[3] = Math.max(box[3], y);
+      }
+    }
+    return box;
+  });
+}
+
+function refuseBallpark(crs: Crs, x: number, y: number): never {
+  const grids = crs.datum.grids;
+  throw new CrsError(
+    `${crs.id} (${crs.name}): PROJ has no transformation from ${crs.datum.label} to WGS 84 for (${x} ${y}) that runs without a grid file${
+      grids.length ? ` (it would use ${grids.slice(0, 3).join(", ")}${grids.length > 3 ? ", …" : ""})` : ""
+    }, and its fallback, a ballpark shift, keeps lon/lat across datums (errors of tens to hundreds of metres); reproject the file with the grid first (e.g. ogr2ogr -t_srs EPSG:4326 with PROJ_NETWORK=ON), or set "datumShift": "ballpark" on the source to accept it`,
+  );
+}
+
+/**
+ * A coordinate transform between two CRSs (x/y order: lon/lat for geographic CRSs, as GeoParquet stores): the
+ * source's projection inverted onto its own ellipsoid, its datum moved to WGS 84 by the transformation PROJ picks
+ * for that point, then the same backwards into the target. Two CRSs on one datum are not shifted at all.
+ */
+export function transformer(from: Crs, to: Crs, options: TransformOptions = {}): (p: Position) => Position {
   if (from.proj4 === to.proj4) return (p) => p;
-  const t = proj4(from.proj4, to.proj4);
+  const inverse = from.projection === from.lonlat ? undefined : proj4(from.projection, from.lonlat);
+  const forward = to.projection === to.lonlat ? undefined : proj4(to.lonlat, to.projection);
+  const shifted = from.datum.key !== to.datum.key && !(from.datum.identity && to.datum.identity);
+  const fromOps = from.datum.identity ? [] : from.datum.operations;
+  const toOps = to.datum.identity ? [] : to.datum.operations;
+  let fromBoxes: [number, number, number, number][] | undefined;
+  const fromLonLat = from.projection === from.lonlat;
+  const v = new Float64Array(3);
   return (p) => {
-    const [x, y] = t.forward([p[0] as number, p[1] as number]);
-    return p.length > 2 ? [x as number, y as number, p[2] as number] : [x as number, y as number];
+    const x = p[0] as number;
+    const y = p[1] as number;
+    let lon = x;
+    let lat = y;
+    if (inverse) [lon, lat] = inverse.forward([x, y]) as [number, number];
+    if (shifted) {
+      v[0] = lon;
+      v[1] = lat;
+      if (!from.datum.identity) {
+        fromBoxes ??= boxesIn(from, fromOps);
+        const op = pickOperation(fromOps, fromBoxes, x, y, fromLonLat);
+        if (!op || op.ballpark) {
+          if (!options.ballpark && !from.datum.nullRegistered) refuseBallpark(from, x, y);
+        } else runShift(op, v, false, from);
+      }
+      if (!to.datum.identity) {
+        const op = pickOperation(
+          toOps,
+          toOps.map((o) => o.area),
+          v[0] as number,
+          v[1] as number,
+          true,
+        );
+        if (!op || op.ballpark) {
+          if (!options.ballpark && !to.datum.nullRegistered) refuseBallpark(to, v[0] as number, v[1] as number);
+        } else runShift(op, v, true, to);
+      }
+      lon = v[0] as number;
+      lat = v[1] as number;
+    }
+    let out: [number, number] = [lon, lat];
+    if (forward) out = forward.forward([lon, lat]) as [number, number];
+    return p.length > 2 ? [out[0], out[1], p[2] as number] : out;
   };
+}
+
+function runShift(op: Operation, v: Float64Array, inverse: boolean, crs: Crs): void {
+  try {
+    if (inverse) op.inverse(v);
+    else op.forward(v);
+  } catch (error) {
+    if (error instanceof DatumShiftRefused)
+      throw new CrsError(
+        `${crs.id} (${crs.name}): ${error.message}; reproject the file first, e.g. ogr2ogr -t_srs EPSG:4326`,
+      );
+    throw error;
+  }
 }
 
 export function mapPositions(g: Geometry, f: (p: Position) => Position): Geometry {
@@ -273,49 +449,208 @@ export function mapPositions(g: Geometry, f: (p: Position) => Position): Geometr
   }
 }
 
-export function reproject(g: Geometry, from: Crs, to: Crs): Geometry {
-  return from.proj4 === to.proj4 ? g : mapPositions(g, transformer(from, to));
+export function reproject(g: Geometry, from: Crs, to: Crs, options: TransformOptions = {}): Geometry {
+  return from.proj4 === to.proj4 ? g : mapPositions(g, transformer(from, to, options));
 }
 
 export const CRS84_CRS = CRS84;
 
 /**
- * A CRS from WKT (WKT1 as GDAL writes it, an ESRI `.prj`, or WKT2). One with an EPSG id this build knows is that
- * CRS; any other is handed to proj4 as written, with the axes read as x = east, y = north: every file format a
- * source reads (Shapefile, GeoPackage, FlatGeobuf, GeoJSON, CSV) stores x first whatever the WKT's AXIS says.
+ * A CRS from WKT (WKT1 as GDAL writes it, an ESRI `.prj`, or WKT2), identified as GDAL identifies it: an EPSG id
+ * on the outermost object, else a name that is an EPSG CRS's (or its ESRI name) whose definition gives the same
+ * coordinates; either is that EPSG CRS, datum shift and all. Any other WKT is a custom CRS: its projection as
+ * written (parameters it leaves out take WKT's defaults), its datum shift from its TOWGS84, else from the EPSG
+ * datum it names. The axes are read as x = east, y = north: every file format a source reads (Shapefile,
+ * GeoPackage, FlatGeobuf, GeoJSON, CSV) stores x first whatever the WKT's AXIS says.
  */
 export function crsFromWkt(wkt: string, where: string): Crs {
   const text = wkt.trim();
   const epsg = topLevelEpsg(text);
-  let area: Crs["areaOfUse"] | undefined;
   if (epsg !== undefined) {
-    const fixed = storableCrs(epsg);
-    if (fixed) return knownCrs(epsg) ?? fixed;
-    const entry = epsgEntry(epsg);
-    area = entry && entry.kind === "CRS-PROJCRS" ? areaOfUseOf(entry) : undefined;
+    const crs = knownCrs(epsg);
+    if (crs) return crs;
   }
-  const name = /^\s*[A-Z_0-9]+\s*\[\s*"([^"]*)"/i.exec(text)?.[1] ?? "unnamed";
-  const defName = `georefresh:wkt:${text.length}:${hashText(text)}`;
-  if (!proj4.defs(defName)) {
-    try {
-      proj4.defs(defName, text);
-    } catch (error) {
-      throw new CrsError(`${where}: its CRS cannot be read (${(error as Error).message}): ${clip(text)}`);
+  const custom = customCrs(text, where, (def) => `georefresh:wkt:${hashText(text)}`, epsg);
+  const byName = identifiedByName(custom);
+  return byName ?? custom;
+}
+
+interface Proj4Def {
+  name?: string;
+  projName?: string;
+  axis?: string;
+  datumCode?: string;
+  datum_params?: number[];
+  nadgrids?: string;
+  datum?: unknown;
+  a?: number;
+  b?: number;
+  rf?: number;
+  lat0?: number;
+  lat1?: number;
+  k0?: number;
+  latitude_of_origin?: number;
+  GEOGCS?: { name?: string; DATUM?: { name?: string; TOWGS84?: number[] } };
+  DATUM?: { name?: string; TOWGS84?: number[] };
+  srsCode?: string;
+  [key: string]: unknown;
+}
+
+/** A CRS from a WKT or PROJJSON definition proj4 parses, its datum found as PROJ finds a custom CRS's. */
+function customCrs(definition: string | object, where: string, key: (def: Proj4Def) => string, epsg?: number): Crs {
+  const name0 = `georefresh:parse:${hashText(typeof definition === "string" ? definition : JSON.stringify(definition))}`;
+  let def: Proj4Def | undefined;
+  try {
+    proj4.defs(name0, definition as string);
+    def = proj4.defs(name0) as Proj4Def | undefined;
+  } catch (error) {
+    throw new CrsError(`${where}: its CRS cannot be read (${(error as Error).message}): ${clip(describe(definition))}`);
+  }
+  if (!def?.projName)
+    throw new CrsError(
+      `${where}: its CRS is not one georefresh can compute with: ${clip(describe(definition))}; declare it as "crs": "EPSG:…"`,
+    );
+  const datumName = def.GEOGCS?.DATUM?.name ?? def.DATUM?.name ?? (def.datum as { name?: string } | undefined)?.name;
+  const towgs84 = def.datum_params;
+  const projection: Proj4Def = { ...def, axis: "enu" };
+  delete projection.datumCode;
+  delete projection.datum_params;
+  delete projection.nadgrids;
+  delete projection.datum;
+  if (typeof definition === "string" && /^\s*PROJCS\s*\[/i.test(definition)) {
+    // WKT1 leaves a parameter out when it is its default: 0 for the latitude of origin (proj4 would take the
+    // first standard parallel), 1 for a scale factor.
+    if (
+      !/PARAMETER\s*\[\s*"latitude_of_origin"/i.test(definition) &&
+      !/PARAMETER\s*\[\s*"latitude_of_center"/i.test(definition)
+    )
+      projection.lat0 = 0;
+  }
+  if (projection.projName === "Transverse_Mercator" || projection.projName === "tmerc") projection.projName = "etmerc";
+  const id = key(def);
+  proj4.defs(id, projection as never);
+  const a = def.a;
+  const rf = def.rf;
+  if (typeof a !== "number")
+    throw new CrsError(`${where}: its CRS names no ellipsoid georefresh can read: ${clip(describe(definition))}`);
+  const lonlat = `+proj=longlat +a=${a}${rf ? ` +rf=${rf}` : ` +b=${def.b ?? a}`} +no_defs`;
+  try {
+    proj4(id, lonlat).inverse([0, 0]);
+  } catch (error) {
+    throw new CrsError(
+      `${where}: its projection is not one georefresh computes (${(error as Error).message}): ${clip(describe(definition))}`,
+    );
+  }
+  const geographic = def.projName === "longlat";
+  const name = def.name ?? def.srsCode ?? "unnamed";
+  const indexed = epsg !== undefined ? epsgCrs(epsg) : undefined;
+  return {
+    id: name,
+    name,
+    geographic,
+    proj4: id,
+    areaOfUse: !geographic && indexed?.area ? indexed.area : WORLD,
+    projjson: undefined,
+    projection: id,
+    lonlat,
+    datum: customDatum(datumName, towgs84, a, rf ?? 0),
+  };
+}
+
+function describe(definition: string | object): string {
+  return typeof definition === "string" ? definition : JSON.stringify(definition);
+}
+
+const normalName = (n: string) =>
+  n
+    .toLowerCase()
+    .replace(/^d_/, "")
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "");
+
+let datumsByName: Map<string, number[]> | undefined;
+
+/** The datum shift of a custom CRS: its TOWGS84 (a position-vector Helmert, everywhere), else its named datum's. */
+function customDatum(name: string | undefined, towgs84: number[] | undefined, a: number, rf: number): DatumShift {
+  const label = name ?? "an unnamed datum";
+  if (towgs84 && towgs84.length >= 3) {
+    // As WKT1 writes it (and PROJ reads it): metres, arc-seconds, ppm, position-vector rotations.
+    const [x = 0, y = 0, z = 0, rx = 0, ry = 0, rz = 0, s = 0] = towgs84.map(Number);
+    const h = { x, y, z, rx, ry, rz, s };
+    if ([x, y, z, h.rx, h.ry, h.rz, h.s].every((v) => Math.abs(v as number) < 1e-12) && Math.abs(a - 6378137) < 0.5)
+      return WGS84_SHIFT;
+    return datumShift(label, `towgs84:${a}:${rf}:${towgs84.join(",")}`, {
+      ops: [
+        {
+          name: `${label} to WGS 84 (its TOWGS84)`,
+          accuracy: -1,
+          area: [-180, -90, 180, 90],
+          steps: [
+            ["cart", [a, rf]],
+            ["helmert", h as never, "position_vector", false],
+            ["icart", [6378137, 298.257223563]],
+          ],
+        },
+      ],
+    });
+  }
+  if (name === undefined) return datumShift(label, `unregistered:${a}:${rf}`, { ops: [] });
+  const n = normalName(name);
+  if (n === "wgs_1984" || n === "world_geodetic_system_1984" || n === "wgs84") return WGS84_SHIFT;
+  if (!datumsByName) {
+    datumsByName = new Map();
+    for (const code of epsgGeographicCodes()) {
+      const e = epsgCrs(code);
+      if (!e?.datum) continue;
+      for (const dn of new Set([normalName(e.datum), e.esriDatum ? normalName(e.esriDatum) : ""]))
+        if (dn) datumsByName.set(dn, [...(datumsByName.get(dn) ?? []), code]);
     }
   }
-  const def = proj4.defs(defName) as { projName?: string; axis?: string } | undefined;
-  if (!def?.projName)
-    throw new CrsError(`${where}: its CRS is not WKT proj4 can use: ${clip(text)}; declare it as "crs": "EPSG:…"`);
-  def.axis = "enu";
-  if (def.projName === "Transverse_Mercator" || def.projName === "tmerc") def.projName = "etmerc";
-  return {
-    id: epsg !== undefined ? `EPSG:${epsg}` : name,
-    name,
-    geographic: def.projName === "longlat",
-    proj4: defName,
-    areaOfUse: def.projName === "longlat" ? WORLD : (area ?? WORLD),
-    projjson: undefined,
-  };
+  // The datum's own geographic CRS (the first, not deprecated, by code): its transformations are the datum's.
+  const codes = datumsByName.get(n) ?? [];
+  const code = codes.find((c) => !epsgCrs(c)?.deprecated) ?? codes[0];
+  if (code !== undefined) return shiftOf(code, label);
+  return datumShift(label, `unregistered:${n}`, { ops: [] });
+}
+
+/**
+ * The EPSG CRS a WKT names (its own name, or the ESRI name a `.prj` writes), when that CRS gives the same
+ * coordinates on the same datum: GDAL's identification of a `.prj`.
+ */
+function identifiedByName(custom: Crs): Crs | undefined {
+  for (const code of epsgByName(custom.name)) {
+    let candidate: Crs | undefined;
+    try {
+      candidate = knownCrs(code);
+    } catch {
+      continue;
+    }
+    if (!candidate || candidate.geographic !== custom.geographic) continue;
+    if (candidate.datum.key !== custom.datum.key && !(candidate.datum.identity && custom.datum.identity)) continue;
+    if (sameProjection(custom, candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Whether two CRSs' projections invert to the same lon/lat (1e-9°) at points across the second's area of use. */
+function sameProjection(a: Crs, b: Crs): boolean {
+  const [w, s, e0, n] = b.areaOfUse;
+  const e = e0 < w ? e0 + 360 : e0;
+  const toB = proj4(b.lonlat, b.projection);
+  const aBack = proj4(a.projection, a.lonlat);
+  for (const fx of [0.2, 0.5, 0.8])
+    for (const fy of [0.2, 0.5, 0.8]) {
+      const lon = w + (e - w) * fx;
+      const lat = s + (n - s) * fy;
+      try {
+        const q = aBack.forward(toB.forward([lon > 180 ? lon - 360 : lon, lat]));
+        const dl = Math.abs((((q[0] as number) - lon + 540) % 360) - 180);
+        if (!(dl < 1e-9 && Math.abs((q[1] as number) - lat) < 1e-9)) return false;
+      } catch {
+        return false;
+      }
+    }
+  return true;
 }
 
 /** A CRS as files and configs spell it: "EPSG:26913", "OGC:CRS84", WKT, or a PROJJSON object. */

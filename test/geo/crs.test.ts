@@ -25,7 +25,9 @@ describe("CRS", () => {
     expect(crsFromCode(5070).id).toBe("EPSG:5070");
     expect(crsFromCode("CRS84").id).toBe("OGC:CRS84");
     expect(crsFromCode("OGC:CRS84").projjson).toBeUndefined();
-    expect(() => crsFromCode("EPSG:999999")).toThrow(/unknown CRS "EPSG:999999": no such EPSG code/);
+    expect(() => crsFromCode("EPSG:999999")).toThrow(
+      /unknown CRS "EPSG:999999": no 2D geographic or projected CRS has that EPSG code/,
+    );
     expect(() => crsFromCode("EPSG:bogus")).toThrow(/unknown CRS "EPSG:bogus": give it as "EPSG:<code>"/);
     // Any EPSG code reads (UPS North, State Plane), with the EPSG area of use; storing needs PROJJSON we write.
     expect(crsFromCode("EPSG:32661").name).toBe("WGS 84 / UPS North (N,E)");
