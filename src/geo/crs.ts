@@ -2,7 +2,7 @@ import proj4 from "proj4";
 import type { Geometry, Position } from "./geometry.js";
 import { epsgByName, epsgCrs, epsgDatum, epsgGeographicCodes, epsgOtherKind, indexSource } from "./crs/epsg-index.js";
 import type { IndexedCrs } from "./crs/epsg-index.js";
-import { datumShift, DatumShiftRefused, pickOperation, WGS84_SHIFT } from "./crs/datum-shift.js";
+import { datumShift, DatumShiftRefused, pickOperation, rankedFor, WGS84_SHIFT } from "./crs/datum-shift.js";
 import type { DatumShift, Operation } from "./crs/datum-shift.js";
 import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
 import type { Datum } from "./projjson.js";
@@ -213,6 +213,7 @@ function fromIndex(entry: IndexedCrs, storable: Storable | undefined): Crs {
   // Files store x = east, y = north whatever the EPSG axis order says (GDAL's traditional GIS order); only a CRS
   // whose axes point west or south keeps them.
   if (def && !entry.axes?.some((a) => a === "west" || a === "south")) def.axis = "enu";
+  agreesWithProj(entry, projection, where);
   const base = storable ?? {
     id: `EPSG:${entry.code}`,
     name: entry.name,
@@ -226,8 +227,42 @@ function fromIndex(entry: IndexedCrs, storable: Storable | undefined): Crs {
     areaOfUse: entry.kind === "geographic" || !entry.area ? base.areaOfUse : entry.area,
     projection,
     lonlat: lonlatOf(entry.proj4),
-    datum: shiftOf(entry.kind === "geographic" ? entry.code : entry.base, entry.name),
+    datum: rankedShift(entry),
   };
+}
+
+function rankedShift(entry: IndexedCrs): DatumShift {
+  const base = entry.kind === "geographic" ? entry.code : entry.base;
+  const shift = shiftOf(base, entry.name);
+  const ops = base === null || !entry.ops ? undefined : epsgDatum(base)?.ops;
+  return ops
+    ? rankedFor(
+        shift,
+        (entry.ops ?? []).map((i) => (ops[i] as { name: string }).name),
+      )
+    : shift;
+}
+
+/**
+ * The projection as georefresh computes it must invert PROJ's own point (the index's check) to 1e-9°: a method,
+ * parameter, unit or axis it does not compute as PROJ does is refused here, never read differently.
+ */
+function agreesWithProj(entry: IndexedCrs, projection: string, where: string): void {
+  if (!entry.check || !entry.proj4) return;
+  const inverse = proj4(projection, lonlatOf(entry.proj4));
+  for (const [x, y, lon, lat] of entry.check) {
+    let q: number[] = [Number.NaN, Number.NaN];
+    try {
+      q = inverse.forward([x, y], true);
+    } catch {
+      // Not computable: refused below.
+    }
+    const dl = Math.abs((((((q[0] as number) - lon + 540) % 360) + 360) % 360) - 180);
+    if (dl < 1e-8 && Math.abs((q[1] as number) - lat) < 1e-8) continue;
+    throw new CrsError(
+      `${where}: georefresh does not compute this CRS as PROJ does (its ${entry.kind === "geographic" ? "angular unit or prime meridian" : "projection method or one of its parameters"}: PROJ reads (${x} ${y}) as lon/lat (${lon} ${lat})); reproject the file first, e.g. ogr2ogr -t_srs EPSG:4326`,
+    );
+  }
 }
 
 /**
@@ -341,7 +376,7 @@ function boxesIn(crs: Crs, ops: Operation[]): [number, number, number, number][]
       ]) {
         let q: number[];
         try {
-          q = toCrs.forward([x0 as number, y0 as number]);
+          q = toCrs.forward([x0 as number, y0 as number], true);
         } catch {
           continue;
         }
@@ -386,7 +421,7 @@ export function transformer(from: Crs, to: Crs, options: TransformOptions = {}):
     const y = p[1] as number;
     let lon = x;
     let lat = y;
-    if (inverse) [lon, lat] = inverse.forward([x, y]) as [number, number];
+    if (inverse) [lon, lat] = inverse.forward([x, y], true) as [number, number];
     if (shifted) {
       v[0] = lon;
       v[1] = lat;
@@ -413,7 +448,7 @@ export function transformer(from: Crs, to: Crs, options: TransformOptions = {}):
       lat = v[1] as number;
     }
     let out: [number, number] = [lon, lat];
-    if (forward) out = forward.forward([lon, lat]) as [number, number];
+    if (forward) out = forward.forward([lon, lat], true) as [number, number];
     return p.length > 2 ? [out[0], out[1], p[2] as number] : out;
   };
 }
@@ -643,7 +678,7 @@ function sameProjection(a: Crs, b: Crs): boolean {
       const lon = w + (e - w) * fx;
       const lat = s + (n - s) * fy;
       try {
-        const q = aBack.forward(toB.forward([lon > 180 ? lon - 360 : lon, lat]));
+        const q = aBack.forward(toB.forward([lon > 180 ? lon - 360 : lon, lat], true), true);
         const dl = Math.abs((((q[0] as number) - lon + 540) % 360) - 180);
         if (!(dl < 1e-9 && Math.abs((q[1] as number) - lat) < 1e-9)) return false;
       } catch {

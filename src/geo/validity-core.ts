@@ -50,7 +50,7 @@ function domainCheck(crs: ValidationChunk["crs"]): (x: number, y: number) => str
   }
   const toLonLat = proj4(crs.proj4, "WGS84");
   return (x, y) => {
-    const [lon, lat] = toLonLat.forward([x, y]) as [number, number];
+    const [lon, lat] = toLonLat.forward([x, y], true) as [number, number];
     if (inAreaOfUse(lon, lat, crs.areaOfUse)) return undefined;
     return `coordinate (${x} ${y}) lies at lon/lat (${lon.toFixed(3)} ${lat.toFixed(3)}), outside the area of use of ${crs.id} [${w}, ${s}, ${e}, ${n}]`;
   };

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crsFromCode, storageCrsOf } from "../../src/geo/crs.js";
 import { tableFromCompute } from "../../src/task/compute-output.js";
 import { runCliHere } from "../helpers/cli.js";
+import { geopandasPython } from "../helpers/geopandas.js";
 import { writeCorpus } from "../helpers/source-corpus.js";
 
 const JUDGE = fileURLToPath(new URL("../helpers/ogr_judge.py", import.meta.url));
@@ -33,6 +34,21 @@ const datesBuilt = (store: string, dataset: string, region: string) => {
   const at = join(dir, store, "manifests", dataset, `region=${region}`);
   return existsSync(at) ? readdirSync(at).sort() : [];
 };
+
+/** What `read` gives for a dataset's Denver partition, latest date, as GeoJSON. */
+function readDenver(config: string, dataset: string) {
+  return runCliHere([
+    "read",
+    dataset,
+    "--config",
+    config,
+    "--region",
+    "denver",
+    "--latest-date",
+    "--format",
+    "geojson",
+  ]);
+}
 
 describe("a new user's config-only sources", () => {
   beforeAll(() => {
@@ -137,7 +153,11 @@ describe("a new user's config-only sources", () => {
         cadence: "daily",
       },
       typo: { source: { url: "./feeds/sp.geojson", crs: "EPSG:99999999" }, regions: ["denver"], cadence: "daily" },
-      grid: { source: { url: "./feeds/lonlat.csv", crs: "EPSG:4267" }, regions: ["denver"], cadence: "daily" },
+      nad27: {
+        source: { url: "./feeds/lonlat.csv", crs: "EPSG:4267", geometry: { x: "X", y: "Y" } },
+        regions: ["denver"],
+        cadence: "daily",
+      },
       stored: {
         source: { url: "./feeds/sp.geojson", crs: "EPSG:2232" },
         storageCrs: "EPSG:2232",
@@ -147,17 +167,7 @@ describe("a new user's config-only sources", () => {
     });
     const r = await backfill(config, "stateplane", "2026-11-01", "2026-11-01");
     expect(r.code, r.out).toBe(0);
-    const read = await runCliHere([
-      "read",
-      "stateplane",
-      "--config",
-      config,
-      "--region",
-      "denver",
-      "--latest-date",
-      "--format",
-      "geojson",
-    ]);
+    const read = await readDenver(config, "stateplane");
     expect(read.code, read.stderr).toBe(0);
     type F = { properties: { id: string }; geometry: { coordinates: number[] } };
     const ours = (JSON.parse(read.stdout) as { features: F[] }).features;
@@ -183,10 +193,33 @@ describe("a new user's config-only sources", () => {
 
     const typo = await backfill(config, "typo", "2026-11-01", "2026-11-01");
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toMatch(/dataset 'typo': "source.crs": unknown CRS "EPSG:99999999": no such EPSG code/);
-    const grid = await backfill(config, "grid", "2026-11-01", "2026-11-01");
-    expect(grid.code).toBe(2);
-    expect(grid.stderr).toMatch(/EPSG:4267 \(NAD27\) needs the datum grid .*, which georefresh does not ship/);
+    expect(typo.stderr).toMatch(
+      /dataset 'typo': "source.crs": unknown CRS "EPSG:99999999": no 2D geographic or projected CRS has that EPSG code/,
+    );
+    // NAD27 without its grids is read as PROJ reads it then: by the Helmert shift EPSG registers for the area.
+    const nad27 = await backfill(config, "nad27", "2026-11-01", "2026-11-01");
+    expect(nad27.code, nad27.out).toBe(0);
+    const nad27Read = await readDenver(config, "nad27");
+    const shifted = (JSON.parse(nad27Read.stdout) as { features: F[] }).features;
+    const proj = JSON.parse(
+      execFileSync(
+        geopandasPython(),
+        [
+          "-c",
+          "import json;from pyproj import Transformer;t=Transformer.from_crs(4267,4326,always_xy=True);" +
+            "print(json.dumps([t.transform(-104.99,39.74),t.transform(-105.27,40.01)]))",
+        ],
+        { encoding: "utf8" },
+      ),
+    ) as [number, number][];
+    for (const [i, id] of ["a", "b"].entries()) {
+      const c = (shifted.find((f) => f.properties.id === id) as F).geometry.coordinates;
+      const q = proj[i] as [number, number];
+      expect(Math.abs((c[0] as number) - q[0])).toBeLessThan(1e-7);
+      expect(Math.abs((c[1] as number) - q[1])).toBeLessThan(1e-7);
+    }
+    // … which moves the points by metres, as a datum shift does.
+    expect(Math.abs(((proj[0] as [number, number])[0] as number) + 104.99)).toBeGreaterThan(1e-5);
     const stored = await backfill(config, "stored", "2026-11-01", "2026-11-01");
     expect(stored.code).toBe(2);
     expect(stored.stderr).toMatch(/EPSG:2232 .* can be read from, but georefresh cannot store artifacts in it/);

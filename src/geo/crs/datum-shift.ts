@@ -118,6 +118,14 @@ export function datumShift(label: string, key: string, datum: IndexedDatum): Dat
   return { label, key, operations, grids: datum.grids ?? [], identity, nullRegistered };
 }
 
+/**
+ * The datum's candidates as PROJ ranks them for one CRS: its area of use filters and orders them (an order that
+ * decides which candidate a point gets where an offshore area or a tie is met), given by name.
+ */
+export function rankedFor(shift: DatumShift, names: string[]): DatumShift {
+  return { ...shift, operations: names.flatMap((n) => shift.operations.filter((o) => o.name === n)) };
+}
+
 /** WGS 84 itself. */
 export const WGS84_SHIFT: DatumShift = {
   label: "WGS 84 (EPSG:4326)",

@@ -31,6 +31,8 @@ export interface IndexedOperation {
   /** PROJ's last resort: lon/lat kept as they are, whatever the datums (errors of tens to hundreds of metres). */
   ballpark?: boolean;
   steps?: Step[];
+  /** Found through an intermediate CRS (PROJ looks there when the direct transformation's grid is missing). */
+  intermediate?: boolean;
   /** A PROJ pipeline with a step georefresh does not run. */
   unsupported?: string;
 }
@@ -56,6 +58,10 @@ export interface IndexedCrs {
   esriDatum?: string;
   deprecated?: boolean;
   axes?: string[];
+  /** The datum's candidates (indexes) in the order PROJ ranks them for this CRS, where it is not the datum's own. */
+  ops?: number[];
+  /** PROJ's inverse of the projection at a few points: x, y as files store them, Greenwich lon/lat on the datum. */
+  check?: [number, number, number, number][];
 }
 
 interface IndexFile {
