@@ -26,8 +26,12 @@ OUT = "test/fixtures/crs-judge.json.gz"
 
 
 def points(code):
-    crs = CRS.from_epsg(code)
-    area = crs.area_of_use
+    return points_of(CRS.from_epsg(code))
+
+
+def points_of(crs, area=None):
+    """Nine points of the CRS's area (or the given one): x/y in the CRS, PROJ's WGS 84 reading, ballpark or not."""
+    area = area or crs.area_of_use
     if area is None:
         return {"error": "no area of use"}
     w, s, e, n = area.bounds

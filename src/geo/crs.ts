@@ -334,7 +334,7 @@ export function crsFromProjjson(doc: unknown, where: string): Crs {
     );
   // A custom PROJJSON: read as PROJ reads it (its projection, its datum's registered shift), named by its name.
   const custom = customCrs(doc, where, () => `georefresh:projjson:${hashText(JSON.stringify(doc))}`);
-  return identifiedByName(custom) ?? custom;
+  return identifiedByName(custom, where) ?? unidentified(custom, where);
 }
 
 /**
@@ -502,12 +502,30 @@ export function crsFromWkt(wkt: string, where: string): Crs {
   const text = wkt.trim();
   const epsg = topLevelEpsg(text);
   if (epsg !== undefined) {
-    const crs = knownCrs(epsg);
+    let crs: Crs | undefined;
+    try {
+      crs = knownCrs(epsg);
+    } catch (error) {
+      throw error instanceof CrsError ? new CrsError(`${where}: its CRS is ${error.message}`) : error;
+    }
     if (crs) return crs;
   }
   const custom = customCrs(text, where, (def) => `georefresh:wkt:${hashText(text)}`, epsg);
-  const byName = identifiedByName(custom);
-  return byName ?? custom;
+  return identifiedByName(custom, where) ?? unidentified(custom, where);
+}
+
+/**
+ * A custom CRS no EPSG name identifies, as it is read, unless it counts longitudes from Paris, Ferro or Bern on a
+ * datum found by name: EPSG's such datums shift with a longitude rotation of their own (MGI (Ferro) to MGI turns by
+ * 17°39'46.02", not Ferro's 17°40'), which the name alone does not carry.
+ */
+function unidentified(custom: Crs, where: string): Crs {
+  const pm = (proj4.defs(custom.projection) as { from_greenwich?: number } | undefined)?.from_greenwich ?? 0;
+  if (custom.datum.fromName && Math.abs(pm) > 1e-12)
+    throw new CrsError(
+      `${where}: its CRS counts longitudes from a prime meridian other than Greenwich (${((pm * 180) / Math.PI).toFixed(6)}°) on a datum named ${JSON.stringify(custom.datum.label)}, whose shift georefresh cannot tell from the name alone; add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source", or reproject the file, e.g. ogr2ogr -t_srs EPSG:4326`,
+    );
+  return custom;
 }
 
 interface Proj4Def {
@@ -539,7 +557,9 @@ function customCrs(definition: string | object, where: string, key: (def: Proj4D
     proj4.defs(name0, definition as string);
     def = proj4.defs(name0) as Proj4Def | undefined;
   } catch (error) {
-    throw new CrsError(`${where}: its CRS cannot be read (${(error as Error).message}): ${clip(describe(definition))}`);
+    throw new CrsError(
+      `${where}: its CRS cannot be read (${(error as Error).message}): ${clip(describe(definition))}${FIX}`,
+    );
   }
   if (!def?.projName)
     throw new CrsError(
@@ -567,17 +587,18 @@ function customCrs(definition: string | object, where: string, key: (def: Proj4D
   const a = def.a;
   const rf = def.rf;
   if (typeof a !== "number")
-    throw new CrsError(`${where}: its CRS names no ellipsoid georefresh can read: ${clip(describe(definition))}`);
+    throw new CrsError(`${where}: its CRS names no ellipsoid georefresh can read: ${clip(describe(definition))}${FIX}`);
   const lonlat = `+proj=longlat +a=${a}${rf ? ` +rf=${rf}` : ` +b=${def.b ?? a}`} +no_defs`;
   try {
     proj4(id, lonlat).inverse([0, 0]);
   } catch (error) {
     throw new CrsError(
-      `${where}: its projection is not one georefresh computes (${(error as Error).message}): ${clip(describe(definition))}`,
+      `${where}: its projection is not one georefresh computes (${(error as Error).message}): ${clip(describe(definition))}${FIX}`,
     );
   }
   const geographic = def.projName === "longlat";
   const name = def.name ?? def.srsCode ?? "unnamed";
+  const datum = customDatum(datumName, towgs84, a, rf ?? 0);
   const indexed = epsg !== undefined ? epsgCrs(epsg) : undefined;
   return {
     id: name,
@@ -588,9 +609,12 @@ function customCrs(definition: string | object, where: string, key: (def: Proj4D
     projjson: undefined,
     projection: id,
     lonlat,
-    datum: customDatum(datumName, towgs84, a, rf ?? 0),
+    datum,
   };
 }
+
+/** What to do about a file's CRS georefresh cannot read: say which it is, or reproject. */
+const FIX = `; add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source", or reproject the file, e.g. ogr2ogr -t_srs EPSG:4326`;
 
 function describe(definition: string | object): string {
   return typeof definition === "string" ? definition : JSON.stringify(definition);
@@ -644,27 +668,57 @@ function customDatum(name: string | undefined, towgs84: number[] | undefined, a:
   // The datum's own geographic CRS (the first, not deprecated, by code): its transformations are the datum's.
   const codes = datumsByName.get(n) ?? [];
   const code = codes.find((c) => !epsgCrs(c)?.deprecated) ?? codes[0];
-  if (code !== undefined) return shiftOf(code, label);
-  return datumShift(label, `unregistered:${n}`, { ops: [] });
+  if (code !== undefined) return { ...shiftOf(code, label), label, fromName: true };
+  return { ...datumShift(label, `unregistered:${n}`, { ops: [] }), fromName: true };
 }
 
 /**
  * The EPSG CRS a WKT names (its own name, or the ESRI name a `.prj` writes), when that CRS gives the same
  * coordinates on the same datum: GDAL's identification of a `.prj`.
  */
-function identifiedByName(custom: Crs): Crs | undefined {
+function identifiedByName(custom: Crs, where: string): Crs | undefined {
+  let named: { code: number; name: string } | undefined;
+  let projectionMatched = false;
+  let refused: Error | undefined;
   for (const code of epsgByName(custom.name)) {
     let candidate: Crs | undefined;
     try {
       candidate = knownCrs(code);
-    } catch {
+    } catch (error) {
+      refused ??= error as Error;
       continue;
     }
     if (!candidate || candidate.geographic !== custom.geographic) continue;
-    if (candidate.datum.key !== custom.datum.key && !(candidate.datum.identity && custom.datum.identity)) continue;
-    if (sameProjection(custom, candidate)) return candidate;
+    named ??= { code, name: candidate.name };
+    if (!sameProjection(custom, candidate)) continue;
+    projectionMatched = true;
+    if (sameDatum(custom, candidate, code)) return candidate;
   }
+  // Named as an EPSG CRS is, and read as another projection: either the file means other parameters than its
+  // name's, or georefresh reads them otherwise than PROJ (ESRI's polar stereographic and Krovak parameters). Which
+  // one cannot be told here, so neither is guessed.
+  // Named as an EPSG CRS that georefresh refuses (a method or unit it does not compute as PROJ does): a file that
+  // spells the same CRS out is refused for the same reason.
+  if (!named && refused instanceof CrsError)
+    throw new CrsError(`${where}: its CRS is named ${JSON.stringify(custom.name)}, as ${refused.message}`);
+  if (named && !projectionMatched)
+    throw new CrsError(
+      `${where}: its CRS is named ${JSON.stringify(custom.name)}, as EPSG:${named.code} (${named.name}) is, but georefresh reads its parameters as another projection; if the coordinates are in EPSG:${named.code}, add "crs": "EPSG:${named.code}" to the dataset's "source" (it is used where the file's own CRS cannot be read), else reproject the file, e.g. ogr2ogr -t_srs EPSG:4326`,
+    );
   return undefined;
+}
+
+/**
+ * Whether a custom CRS is on a named EPSG candidate's datum: the same shift, or its DATUM named as the candidate's
+ * own datum is (by EPSG or ESRI: a `.prj`'s D_MGI beside PRIMEM Ferro is MGI (Ferro)'s datum, whose shift turns
+ * longitudes by 17°39'46.02", not MGI's).
+ */
+function sameDatum(custom: Crs, candidate: Crs, code: number): boolean {
+  if (candidate.datum.key === custom.datum.key || (candidate.datum.identity && custom.datum.identity)) return true;
+  const entry = epsgCrs(code);
+  const base = entry?.kind === "geographic" ? entry : entry?.base != null ? epsgCrs(entry.base) : undefined;
+  const names = [base?.datum, base?.esriDatum].filter((n): n is string => !!n).map(normalName);
+  return custom.datum.fromName === true && names.includes(normalName(custom.datum.label));
 }
 
 /** Whether two CRSs' projections invert to the same lon/lat (1e-9°) at points across the second's area of use. */

@@ -18,14 +18,15 @@ export function sourceCrs(
 ): { crs: Crs; definition: unknown } {
   const fromConfig = declared === undefined ? undefined : crsFromDefinition(declared, `the source's "crs" for ${file}`);
   if (opened.crs !== undefined) {
-    const fromFile = readable(opened.crs);
-    if (fromFile === undefined) {
+    const read = readable(opened.crs);
+    if (read instanceof Error) {
       // A definition no reader knows says nothing usable: the source's "crs" may say it, else the file is refused.
       if (fromConfig) return { crs: fromConfig, definition: declared };
       throw new SourceError(
-        `${file} (${opened.crsFrom}) holds a CRS definition georefresh cannot read (${excerpt(opened.crs)}); add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source" in the config, or fix the file's CRS`,
+        `${file} (${opened.crsFrom}) holds a CRS definition georefresh cannot read (${excerpt(opened.crs)}: ${read.message.replace(/^: /, "")}); add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source" in the config, or fix the file's CRS`,
       );
     }
+    const fromFile = read;
     if (fromConfig && !equivalent(fromFile, fromConfig))
       throw new SourceError(
         `${file} (${opened.crsFrom}) says the CRS is ${fromFile.id}, but the source's "crs" is ${fromConfig.id}; a file's own CRS wins, so remove "crs" from the source, or fix the file`,
@@ -39,11 +40,11 @@ export function sourceCrs(
   );
 }
 
-function readable(definition: unknown): Crs | undefined {
+function readable(definition: unknown): Crs | Error {
   try {
     return crsFromDefinition(definition, "");
-  } catch {
-    return undefined;
+  } catch (error) {
+    return error as Error;
   }
 }
 

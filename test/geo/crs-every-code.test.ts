@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { crsFromCode, CrsError, transformer } from "../../src/geo/crs.js";
+import { gap, judgedCodes } from "../helpers/crs-judge.js";
+import type { Judged, JudgedPoint as Point } from "../helpers/crs-judge.js";
 import { geopandasPython } from "../helpers/geopandas.js";
 
 /**
@@ -12,23 +12,9 @@ import { geopandasPython } from "../helpers/geopandas.js";
  * files): each reading agrees to 1e-7°, or is refused with a reason; never a different number.
  */
 
-type Point = [number, number, number, number, 0 | 1];
-interface Judged {
-  proj: string;
-  epsg: string;
-  codes: Record<string, { points: Point[] } | { error: string }>;
-}
-
-const FIXTURE = fileURLToPath(new URL("../fixtures/crs-judge.json.gz", import.meta.url));
 const SCRIPT = fileURLToPath(new URL("../../scripts/crs-judge.py", import.meta.url));
-const judged = JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString("utf8")) as Judged;
+const judged = judgedCodes();
 const TOLERANCE = 1e-7;
-
-function gap(a: number[], lon: number, lat: number): number {
-  const dl = Math.abs((((((a[0] as number) - lon + 540) % 360) + 360) % 360) - 180);
-  const d = Math.max(dl, Math.abs((a[1] as number) - lat));
-  return Number.isFinite(d) ? d : Infinity;
-}
 
 describe("every EPSG code reads as PROJ reads it", () => {
   it("agrees to 1e-7° at every point it accepts; refuses only what PROJ cannot do without a grid or georefresh cannot compute", () => {

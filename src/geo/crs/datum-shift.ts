@@ -35,6 +35,8 @@ export interface DatumShift {
    * falls back to it, gives the very numbers of that registered transformation, so it is not refused.
    */
   nullRegistered: boolean;
+  /** A custom CRS's datum found by its DATUM name (label), not by a TOWGS84 of its own. */
+  fromName?: boolean;
 }
 
 export class DatumShiftRefused extends Error {}
