@@ -88,10 +88,12 @@ export const gpkgFormat: SourceFormat = {
           `${file.name}: layer ${JSON.stringify(layer)} has no row in gpkg_geometry_columns; the GeoPackage is damaged`,
         );
       const srs = db
-        .prepare("SELECT organization, organization_coordsys_id, definition FROM gpkg_spatial_ref_sys WHERE srs_id = ?")
-        .get(gc.srs_id) as { organization: string; organization_coordsys_id: number; definition: string } | undefined;
+        .prepare(
+          "SELECT srs_name, organization, organization_coordsys_id, definition FROM gpkg_spatial_ref_sys WHERE srs_id = ?",
+        )
+        .get(gc.srs_id) as Srs | undefined;
       const crs =
-        !srs || gc.srs_id === 0 || gc.srs_id === -1 || srs.definition.trim().toLowerCase() === "undefined"
+        !srs || gc.srs_id === 0 || gc.srs_id === -1 || undefinedSrs(srs)
           ? undefined
           : srs.organization.toUpperCase() === "EPSG" && knownCrs(srs.organization_coordsys_id)
             ? `EPSG:${srs.organization_coordsys_id}`
@@ -173,3 +175,25 @@ function gpkgWkb(blob: Uint8Array, where: () => string): Uint8Array | null {
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+interface Srs {
+  srs_name: string | null;
+  organization: string;
+  organization_coordsys_id: number;
+  definition: string;
+}
+
+/**
+ * A row that says "no CRS": the spec's "undefined" definitions (srs_id 0 and -1), and the placeholder GDAL writes for
+ * a layer without one (srs_id 99999, "Undefined SRS", organization GDAL, a LOCAL_CS / ENGCRS definition).
+ */
+function undefinedSrs(srs: Srs): boolean {
+  const definition = srs.definition.trim();
+  return (
+    definition.toLowerCase() === "undefined" ||
+    srs.organization.toUpperCase() === "NONE" ||
+    (srs.organization.toUpperCase() === "GDAL" && srs.organization_coordsys_id === 99999) ||
+    srs.srs_name === "Undefined SRS" ||
+    /^(LOCAL_CS|ENGCRS|ENGINEERINGCRS)\s*\[/i.test(definition)
+  );
+}

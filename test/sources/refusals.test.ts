@@ -52,6 +52,19 @@ describe("a source file that cannot become rows fails its partition and publishe
     writeFileSync(join(w, "cut", "parcels.shp"), shp.subarray(0, shp.length - 40));
     for (const e of ["dbf", "prj"])
       writeFileSync(join(w, "cut", `parcels.${e}`), readFileSync(join(feed, `parcels.${e}`)));
+    // The placeholder newer GDAL writes for a layer without a CRS: srs_id 99999, "Undefined SRS", a LOCAL_CS.
+    writeFileSync(join(w, "undefined.gpkg"), gpkg);
+    execFileSync("python3", [
+      "-c",
+      `import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("""INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined SRS', 99999, 'GDAL', 99999,
+  'LOCAL_CS["Undefined SRS",LOCAL_DATUM["unknown",32767],UNIT["unknown",0],AXIS["Easting",EAST],AXIS["Northing",NORTH]]',
+  'undefined Cartesian coordinate reference system')""")
+c.execute("UPDATE gpkg_geometry_columns SET srs_id = 99999 WHERE table_name = 'parcels'")
+c.commit()`,
+      join(w, "undefined.gpkg"),
+    ]);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -68,6 +81,20 @@ describe("a source file that cannot become rows fails its partition and publishe
       expect(r.out).toContain(url.replace("{region}", "weld").slice(2));
       expect(r.published).toBe(false);
     }
+  });
+
+  it("GDAL's \"Undefined SRS\" (srs_id 99999) is no CRS: refused asking for one, and the source's crs is used", async () => {
+    const r = await backfill("undefined-srs", { url: "./{region}/undefined.gpkg", layer: "parcels" });
+    expect(r.code, r.out).toBe(5);
+    expect(r.out).toMatch(/undefined\.gpkg does not say its CRS .* add "crs": "EPSG:<code>"/);
+    expect(r.published).toBe(false);
+    const declared = await backfill("undefined-declared", {
+      url: "./{region}/undefined.gpkg",
+      layer: "parcels",
+      crs: "EPSG:26913",
+    });
+    expect(declared.code, declared.out).toBe(0);
+    expect(declared.published).toBe(true);
   });
 
   it("a file's CRS that the config contradicts is refused; an ESRI .prj equal to the config's EPSG code is not", async () => {
