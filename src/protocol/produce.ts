@@ -148,7 +148,12 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
     },
   };
   const output = timed("compute (read, reproject)", partition, () =>
-    tableFromCompute(task.compute(ctx), { columns: task.columns, from: crsFromCode(task.crs), to: plan.storage }),
+    tableFromCompute(task.compute(ctx), {
+      columns: task.columns,
+      from: crsFromCode(task.crs),
+      to: plan.storage,
+      ballpark: task.datumShift === "ballpark",
+    }),
   );
   const { table, stats } = await output.catch((error: unknown) => {
     if (error instanceof ComputeOutputError)

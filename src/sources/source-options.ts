@@ -22,6 +22,8 @@ export interface ReadingOptions {
   encoding?: string;
   /** CSV: the column holding WKT, or the x/y (and z) columns of points. Absent: found by the usual names. */
   geometry?: GeometryColumns;
+  /** "ballpark": accept PROJ's ballpark shift where it has no transformation without a grid file (else refused). */
+  datumShift?: "ballpark";
 }
 
 /**
@@ -126,11 +128,24 @@ export const GEOMETRY: SourceOption<"geometry"> = {
   changesReading: true,
 };
 
+export const DATUM_SHIFT: SourceOption<"datumShift"> = {
+  key: "datumShift",
+  means: "whether a datum PROJ shifts only by its ballpark is accepted",
+  parse(value, label) {
+    if (value !== "ballpark")
+      throw new Error(
+        `${label} must be "ballpark" (accept PROJ's ballpark shift, tens to hundreds of metres off, where it has no transformation without a grid file); leave it out to have such rows refused (got ${JSON.stringify(value)})`,
+      );
+    return value;
+  },
+  changesReading: true,
+};
+
 /** Every format takes these. */
-export const COMMON_OPTIONS: readonly SourceOption[] = [CRS, COLUMNS];
+export const COMMON_OPTIONS: readonly SourceOption[] = [CRS, COLUMNS, DATUM_SHIFT];
 
 /**
  * Every option, in the order the fingerprint lists them. An option that is absent, or that the format does not take,
  * counts as null: a new option appended here re-keys every source dataset once, as a READERS_VERSION bump does.
  */
-export const SOURCE_OPTIONS: readonly SourceOption[] = [LAYER, CRS, COLUMNS, ENCODING, GEOMETRY];
+export const SOURCE_OPTIONS: readonly SourceOption[] = [LAYER, CRS, COLUMNS, ENCODING, GEOMETRY, DATUM_SHIFT];

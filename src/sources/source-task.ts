@@ -14,8 +14,11 @@ import { sourceUrl } from "./source-spec.js";
 import type { SourceSpec } from "./source-spec.js";
 import { unifyBatches } from "./unify.js";
 
-/** Bumped whenever a reader's rows for the same file could change: part of every source dataset's keys. */
-export const READERS_VERSION = "2";
+/**
+ * Bumped whenever a reader's rows for the same file could change: part of every source dataset's keys. 3: CRSs read
+ * as PROJ reads them (NAD27, 7-parameter shifts, custom WKT), so artifacts read the old way are not kept as current.
+ */
+export const READERS_VERSION = "3";
 
 /** Where this factory lives, so a worker thread or process builds the same task from the same spec. */
 export const SOURCE_TASK_MODULE = import.meta.url;
@@ -46,6 +49,7 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
     ...(spec.plausibility ? { plausibility: spec.plausibility } : {}),
     optionalInputs: optional,
     ...(spec.latestOnly ? { latestOnly: true } : {}),
+    ...(spec.datumShift ? { datumShift: spec.datumShift } : {}),
     inputs(partition) {
       const url = sourceUrl(spec, partition);
       const inputs: Record<string, string> = { source: url };

@@ -160,12 +160,12 @@ function misplaced(bboxes: Float64Array, from: Crs, to: Crs): void {
  */
 export async function tableFromCompute(
   out: ComputeOutput,
-  opts: { columns?: ColumnSpec[]; from: Crs; to: Crs },
+  opts: { columns?: ColumnSpec[]; from: Crs; to: Crs; ballpark?: boolean },
 ): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string> } }> {
   const batches = await gather(out);
   const arrow = batches.filter(isArrow);
   const from = (arrow[0] && crsOfGeoArrow(arrow[0])) ?? opts.from;
-  const transform = sameCrs(from, opts.to) ? undefined : transformer(from, opts.to);
+  const transform = sameCrs(from, opts.to) ? undefined : transformer(from, opts.to, { ballpark: opts.ballpark });
   if (arrow.length > 0 && arrow.length < batches.length)
     throw new ComputeOutputError("compute yielded both features and Arrow batches; yield one kind");
   for (const [i, b] of batches.entries())

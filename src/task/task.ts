@@ -53,6 +53,11 @@ export interface TaskDefinition {
    * copied into the past. `run --date D` computes D: the user named it.
    */
   latestOnly?: boolean;
+  /**
+   * "ballpark": where PROJ has no transformation of the input's datum to WGS 84 that runs without a grid file, take
+   * its ballpark (lon/lat kept across datums, errors of tens to hundreds of metres) instead of refusing the rows.
+   */
+  datumShift?: "ballpark";
   params?: Record<string, unknown>;
   /**
    * Hosts or ranges (a name, *.suffix, an address or CIDR) this task's HTTP inputs may reach although they are

@@ -8,13 +8,14 @@ import { COMMON_OPTIONS, SOURCE_OPTIONS } from "../../src/sources/source-options
 import { readingDigest, sourceTask } from "../../src/sources/source-task.js";
 import type { SourceSpec } from "../../src/sources/source-spec.js";
 
-/** A value of each option that parses, and a second one that reads differently. */
+/** A value of each option that parses, and a second one that reads differently (undefined: the option left out). */
 const VALUES: Record<string, [unknown, unknown]> = {
   layer: ["parcels", "roads"],
   crs: ["EPSG:2232", "EPSG:26913"],
   columns: [{ ID: { name: "id" } }, { ID: { name: "id", type: "int64" } }],
   encoding: ["latin1", "windows-1252"],
   geometry: ["wkt", { x: "lon", y: "lat" }],
+  datumShift: ["ballpark", undefined],
 };
 const EXTENSION: Record<SourceFormatName, string> = {
   geojson: "geojson",
@@ -41,7 +42,7 @@ describe("a source format's options, declared once", () => {
         const [a, b] = VALUES[option.key] ?? [];
         expect(a, `a test value for "${option.key}"`).toBeDefined();
         const one = load({ url, [option.key]: a });
-        const two = load({ url, [option.key]: b });
+        const two = load(b === undefined ? { url } : { url, [option.key]: b });
         expect(one[option.key], `${format}.${option.key}`).toEqual(a);
         if (option.changesReading)
           expect(sourceTask(one).version, `${format}.${option.key} is part of the key`).not.toBe(
@@ -53,7 +54,7 @@ describe("a source format's options, declared once", () => {
 
   it("an option another format takes is refused, naming the formats that take it and what this one takes", () => {
     expect(() => load({ url: "./{region}/parcels.geojson", layer: "parcels" })).toThrow(
-      /dataset 'parcels': "source.layer" \(which layer of a file of several\) is an option of shapefile and gpkg files; this source is geojson, which takes url, format, key, complete, undated, crs, columns$/,
+      /dataset 'parcels': "source.layer" \(which layer of a file of several\) is an option of shapefile and gpkg files; this source is geojson, which takes url, format, key, complete, undated, crs, columns, datumShift$/,
     );
     expect(() => load({ url: "./{region}/parcels.zip", geometry: "wkt" })).toThrow(
       /"source.geometry" \(the geometry columns of a table of text\) is an option of csv files; this source is shapefile, which takes .*layer, encoding$/,
@@ -62,7 +63,7 @@ describe("a source format's options, declared once", () => {
       /"source.encoding" .* is an option of shapefile and csv files; this source is flatgeobuf/,
     );
     expect(() => load({ url: "./{region}/parcels.csv", constructor: "x" })).toThrow(
-      /"source" has an unknown key "constructor" \(a csv source takes url, format, key, complete, undated, crs, columns, encoding, geometry\)/,
+      /"source" has an unknown key "constructor" \(a csv source takes url, format, key, complete, undated, crs, columns, datumShift, encoding, geometry\)/,
     );
     expect(() => load({ url: "./{region}/parcels.csv", encoding: "klingon" })).toThrow(
       /"source.encoding" "klingon" is not an encoding this build can read/,
@@ -72,7 +73,7 @@ describe("a source format's options, declared once", () => {
     );
   });
 
-  it("keeps READERS_VERSION 2's fingerprints: the same options give the same keys as before", () => {
+  it("keeps the fingerprints' form: the same options give the same keys as the form written out by hand", () => {
     // The fingerprint as it was written out by hand before the options were declared (commit 6062b72).
     const before = (spec: SourceSpec) =>
       createHash("sha256")
@@ -84,6 +85,7 @@ describe("a source format's options, declared once", () => {
             columns: spec.columns ?? null,
             encoding: spec.encoding ?? null,
             geometry: spec.geometry ?? null,
+            datumShift: spec.datumShift ?? null,
           }),
         )
         .digest("hex")
@@ -95,7 +97,7 @@ describe("a source format's options, declared once", () => {
       load({ url: "./{region}/parcels.gpkg", layer: "parcels" }),
     ];
     for (const spec of specs) expect(readingDigest(spec)).toBe(before(spec));
-    expect(SOURCE_OPTIONS.map((o) => o.key)).toEqual(["layer", "crs", "columns", "encoding", "geometry"]);
+    expect(SOURCE_OPTIONS.map((o) => o.key)).toEqual(["layer", "crs", "columns", "encoding", "geometry", "datumShift"]);
   });
 
   it("a bare Shapefile's sidecars are inputs its format declares, a zipped one has none", () => {

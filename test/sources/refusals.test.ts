@@ -97,6 +97,44 @@ c.commit()`,
     expect(declared.published).toBe(true);
   });
 
+  it('a datum PROJ shifts only by its ballpark is refused, naming datumShift; with "datumShift": "ballpark" it is read as PROJ\'s ballpark reads it', async () => {
+    // WGS 66 (EPSG:4760): EPSG registers no transformation to WGS 84 at all, so PROJ can only keep lon/lat.
+    const source = { url: "./{region}/points.csv", crs: "EPSG:4760", geometry: { x: "X", y: "Y", z: "Z" } };
+    const r = await backfill("wgs66", source);
+    expect(r.code, r.out).toBe(5);
+    expect(r.out).toMatch(
+      /EPSG:4760 \(WGS 66\): PROJ has no transformation from WGS 66 \(EPSG:4760\) to WGS 84 for \(.*\) that runs without a grid file.*set "datumShift": "ballpark" on the source to accept it/,
+    );
+    expect(r.published).toBe(false);
+    const accepted = await backfill("wgs66-ballpark", { ...source, datumShift: "ballpark" });
+    expect(accepted.code, accepted.out).toBe(0);
+    const read = await runCliHere([
+      "read",
+      "wgs66-ballpark",
+      "--config",
+      join(dir, "wgs66-ballpark.config.json"),
+      "--region",
+      "weld",
+      "--latest-date",
+      "--format",
+      "geojson",
+    ]);
+    expect(read.code, read.stderr).toBe(0);
+    const ours = (JSON.parse(read.stdout) as { features: { geometry: { coordinates: number[] } }[] }).features;
+    const csv = readFileSync(join(dir, "weld", "points.csv"), "utf8")
+      .trim()
+      .split("\n");
+    const header = (csv[0] as string).split(",");
+    const [xi, yi] = [header.indexOf("X"), header.indexOf("Y")];
+    const theirs = csv.slice(1).map((line) => line.split(",").map(Number));
+    expect(ours).toHaveLength(theirs.length);
+    // The ballpark keeps lon/lat as they are (PROJ: "Ballpark geographic offset from WGS 66 to WGS 84").
+    const key = (p: number[]) => `${(p[0] as number).toFixed(9)} ${(p[1] as number).toFixed(9)}`;
+    expect(new Set(ours.map((f) => key(f.geometry.coordinates)))).toEqual(
+      new Set(theirs.map((row) => key([row[xi] as number, row[yi] as number]))),
+    );
+  });
+
   it("a file's CRS that the config contradicts is refused; an ESRI .prj equal to the config's EPSG code is not", async () => {
     const r = await backfill("conflict", { url: "./{region}/parcels.gpkg", layer: "parcels", crs: "EPSG:3857" });
     expect(r.code, r.out).toBe(5);
