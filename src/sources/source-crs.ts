@@ -22,8 +22,13 @@ export function sourceCrs(
     if (read instanceof Error) {
       // A definition no reader knows says nothing usable: the source's "crs" may say it, else the file is refused.
       if (fromConfig) return { crs: fromConfig, definition: declared };
+      const why = read.message.replace(/^: /, "");
       throw new SourceError(
-        `${file} (${opened.crsFrom}) holds a CRS definition georefresh cannot read (${excerpt(opened.crs)}: ${read.message.replace(/^: /, "")}); add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source" in the config, or fix the file's CRS`,
+        `${file} (${opened.crsFrom}) holds a CRS definition georefresh cannot read (${excerpt(opened.crs)}): ${why}${
+          why.includes('add "crs"')
+            ? ""
+            : `; add "crs": "EPSG:<code>" (the CRS its coordinates are in) to the dataset's "source" in the config, or fix the file's CRS`
+        }`,
       );
     }
     const fromFile = read;
