@@ -591,11 +591,14 @@ function customCrs(definition: string | object, where: string, key: (def: Proj4D
   const lonlat = `+proj=longlat +a=${a}${rf ? ` +rf=${rf}` : ` +b=${def.b ?? a}`} +no_defs`;
   try {
     proj4(id, lonlat).inverse([0, 0]);
+    roundTrips(projection, id, lonlat);
   } catch (error) {
     throw new CrsError(
       `${where}: its projection is not one georefresh computes (${(error as Error).message}): ${clip(describe(definition))}${FIX}`,
     );
   }
+  const imprecise = IMPRECISE[String(projection.projName).toLowerCase()];
+  if (imprecise) throw new CrsError(`${where}: ${imprecise}: ${clip(describe(definition))}${FIX}`);
   const geographic = def.projName === "longlat";
   const name = def.name ?? def.srsCode ?? "unnamed";
   const datum = customDatum(datumName, towgs84, a, rf ?? 0);
@@ -611,6 +614,33 @@ function customCrs(definition: string | object, where: string, key: (def: Proj4D
     lonlat,
     datum,
   };
+}
+
+/**
+ * Methods proj4 computes otherwise than PROJ, found by test/geo/crs-custom.test.ts: refused rather than read a few
+ * metres off.
+ */
+const IMPRECISE: Record<string, string> = {
+  robinson: "its projection, Robinson, is inverted by georefresh up to 3e-6° (about 0.3 m) from where PROJ puts it",
+};
+IMPRECISE.robin = IMPRECISE.robinson as string;
+
+/**
+ * A custom projection must take a point near its origin and give it back (1e-8°): a parameter proj4 did not
+ * understand leaves NaN or an offset behind, which would otherwise surface as a bare error per coordinate.
+ */
+function roundTrips(def: Proj4Def, id: string, lonlat: string): void {
+  if (def.projName === "longlat") return;
+  const deg = (r: unknown) => (typeof r === "number" && Number.isFinite(r) ? (r * 180) / Math.PI : 0);
+  const lon = Math.max(-179, Math.min(179, deg(def.long0 ?? def.longc) + 0.5));
+  const lat = Math.max(-89, Math.min(89, deg(def.lat0) + (deg(def.lat0) > 0 ? -0.5 : 0.5)));
+  const xy = proj4(lonlat, id).forward([lon, lat], true);
+  const back = proj4(id, lonlat).forward(xy, true);
+  const ok =
+    xy.every(Number.isFinite) &&
+    Math.abs((back[0] as number) - lon) < 1e-8 &&
+    Math.abs((back[1] as number) - lat) < 1e-8;
+  if (!ok) throw new Error(`a point near its origin, (${lon} ${lat}), does not come back from it`);
 }
 
 /** What to do about a file's CRS georefresh cannot read: say which it is, or reproject. */
