@@ -91,6 +91,9 @@ export interface Builtins {
   export: string;
 }
 
+/** The keys a config file takes at its top ("$schema" for editors that validate JSON). */
+const TOP_LEVEL_KEYS = ["store", "versions", "datasets", "inputs", "$schema"];
+
 export async function loadConfig(path: string, builtins: Builtins, storeOverride?: string): Promise<Config> {
   const full = resolve(path);
   const base = dirname(full);
@@ -100,6 +103,14 @@ export async function loadConfig(path: string, builtins: Builtins, storeOverride
     datasets?: unknown;
     inputs?: unknown;
   };
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new ConfigError(`${full}: a config is a JSON object ({ "store": …, "datasets": { … } })`);
+  // A misspelt top-level key ("evnets", "inptus") would otherwise be ignored, and what it says never happen.
+  for (const key of Object.keys(doc))
+    if (!TOP_LEVEL_KEYS.includes(key))
+      throw new ConfigError(
+        `${full}: unknown top-level key ${JSON.stringify(key)} (a config takes ${TOP_LEVEL_KEYS.join(", ")}; a dataset's own keys go inside "datasets")`,
+      );
   if (typeof doc.datasets !== "object" || doc.datasets === null)
     throw new ConfigError(`${full}: "datasets" must be an object of dataset name → { task | module }`);
   const store = storeOverride ?? (typeof doc.store === "string" ? doc.store : undefined);
