@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { trailingFrom } from "../calendar/calendar.js";
+import { isCalendarDate, trailingFrom } from "../calendar/calendar.js";
 import { logicalDateAt, scheduledInstant } from "../calendar/schedule.js";
 import { UsageError, wholeNumber } from "./context.js";
 
@@ -68,7 +68,13 @@ function lastDayOfMonth(date: string): string {
 export function windowStart(opts: WindowOptions & { to: string }, cadence: "daily" | "monthly"): string {
   if ((opts.from === undefined) === (opts.trailing === undefined))
     throw new UsageError("give --from DATE or --trailing N (the last N logical dates up to --to), one of them");
-  if (opts.from !== undefined) return opts.from;
+  if (!isCalendarDate(opts.to)) throw new UsageError(`--to ${opts.to} is not a calendar date YYYY-MM-DD`);
+  if (opts.from !== undefined) {
+    // A reversed or impossible window is the command line's mistake (exit 2), for every kind of dataset alike.
+    if (!isCalendarDate(opts.from)) throw new UsageError(`--from ${opts.from} is not a calendar date YYYY-MM-DD`);
+    if (opts.from > opts.to) throw new UsageError(`--from ${opts.from} is after --to ${opts.to}`);
+    return opts.from;
+  }
   try {
     return trailingFrom(opts.to, opts.trailing as number, cadence);
   } catch (error) {

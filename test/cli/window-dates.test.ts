@@ -1,0 +1,37 @@
+/** A reversed or impossible window is a usage error (exit 2) for every kind of dataset, said in one line. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliHere } from "../helpers/cli.js";
+
+describe("the window's dates", () => {
+  let config: string;
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "georefresh-window-dates-"));
+    config = join(dir, "config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        store: "./data",
+        datasets: { feed: { source: { url: "./{region}.geojson" }, regions: ["weld"], cadence: "daily" } },
+      }),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reversed, impossible or malformed: exit 2 naming the flag, for backfill and finalize", async () => {
+    for (const command of ["backfill", "finalize"])
+      for (const [from, to, message] of [
+        ["2026-11-05", "2026-11-01", "--from 2026-11-05 is after --to 2026-11-01"],
+        ["2026-02-30", "2026-03-01", "--from 2026-02-30 is not a calendar date YYYY-MM-DD"],
+        ["2026-11-01", "2026-13-01", "--to 2026-13-01 is not a calendar date YYYY-MM-DD"],
+      ] as const) {
+        const r = await runCliHere([command, "--config", config, "--dataset", "feed", "--from", from, "--to", to]);
+        expect(r.code, `${command} ${from} ${to}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(message);
+        expect(r.stderr).not.toMatch(/RangeError|at .*\.js:\d+/);
+      }
+  });
+});
