@@ -159,8 +159,10 @@ export function rewriteWkbBatches(
   done: (i: number) => void,
   shared = false,
 ): WkbColumn {
-  const rows = batches.reduce((n, b) => n + b.offsets.length - 1, 0);
-  const size = batches.reduce((n, b) => n + (b.offsets[b.offsets.length - 1] as number) - (b.offsets[0] as number), 0);
+  // A batch of no rows may carry no offsets at all (a feed of zero features).
+  const filled = batches.filter((b) => b.offsets.length > 1);
+  const rows = filled.reduce((n, b) => n + b.offsets.length - 1, 0);
+  const size = filled.reduce((n, b) => n + (b.offsets[b.offsets.length - 1] as number) - (b.offsets[0] as number), 0);
   const memory = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
   const out = new Uint8Array(memory(size));
   const outOffsets = new Int32Array(memory(4 * (rows + 1)));

@@ -165,7 +165,9 @@ export class BatchBuilder {
     const row = this.rows;
     for (const name of properties ? Object.keys(properties) : [])
       if (!this.bySource.has(name) && !this.seen.has(name)) this.addField({ name }, -1);
-    for (const c of this.out) this.put(c, properties ? properties[c.source] : null, row);
+    // Own properties only: a feature without "constructor" must not read Object.prototype's.
+    for (const c of this.out)
+      this.put(c, properties && Object.hasOwn(properties, c.source) ? properties[c.source] : null, row);
     this.rows++;
   }
 

@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import { pipeline } from "node:stream";
 import { parse } from "csv-parse";
 import type { Geometry } from "../geo/geometry.js";
@@ -32,19 +33,24 @@ export const csvFormat: SourceFormat = {
       crs: undefined,
       crsFrom: `a CSV file carries no CRS`,
       async *batches() {
-        const decoder = decoderFor(options.encoding ?? "utf-8", file.name);
+        const encoding = options.encoding ?? "utf-8";
+        const delimiter = /\.tsv$/i.test(file.name)
+          ? "\t"
+          : separatorOf(await firstLine(file.path, encoding, file.name));
         const rows = pipeline(
           createReadStream(file.path),
-          decodingStream(decoder),
-          parse({ bom: true, delimiter: /\.tsv$/i.test(file.name) ? "\t" : ",", relax_column_count: false }),
+          decodingStream(decoderFor(encoding, file.name)),
+          // A blank line is no record, as OGR reads it.
+          parse({ bom: true, delimiter, relax_column_count: false, skip_empty_lines: true, info: true }),
           () => undefined,
-        ) as AsyncIterable<string[]>;
+        ) as AsyncIterable<{ record: string[]; info: { lines: number } }>;
         let header: string[] | undefined;
         let geometry: GeometryColumns | undefined;
         let builder: BatchBuilder | undefined;
         let line = 1;
         try {
-          for await (const record of rows) {
+          for await (const { record, info } of rows) {
+            line = info.lines;
             if (!header) {
               // An empty name (GDAL's own AS_XY output ends its header in a comma) is field_<n>, as OGR names it.
               header = record.map((h, i) => h.trim() || `field_${i + 1}`);
@@ -59,7 +65,6 @@ export const csvFormat: SourceFormat = {
               );
               continue;
             }
-            line++;
             const b = builder as BatchBuilder;
             b.add(
               rowGeometry(record, geometry as GeometryColumns, () => `${file.name}, line ${line}`),
@@ -82,6 +87,38 @@ export const csvFormat: SourceFormat = {
     };
   },
 };
+
+/** The file's first line, decoded (enough of it to see its separators). */
+async function firstLine(path: string, encoding: string, where: string): Promise<string> {
+  const handle = await open(path, "r");
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const text = decoderFor(encoding, where).decode(head.subarray(0, bytesRead), { stream: true });
+    return text.split(/\r?\n/, 1)[0] ?? "";
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The separator as OGR's CSV driver detects it from the header: the first of `,` `;` tab outside quotes, `,`
+ * when the line mixes them, a space when there is none of them but spaces.
+ */
+export function separatorOf(header: string): string {
+  let quoted = false;
+  let found = "";
+  let spaces = 0;
+  for (const c of header) {
+    if (c === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (c === "," || c === ";" || c === "\t") {
+      if (!found) found = c;
+      else if (found !== c) return ",";
+    } else if (c === " ") spaces++;
+  }
+  return found || (spaces > 0 ? " " : ",");
+}
 
 function geometryColumns(header: string[], given: ReadOptions["geometry"], where: string): GeometryColumns {
   const find = (name: string) => header.findIndex((h) => h.toLowerCase() === name.toLowerCase());

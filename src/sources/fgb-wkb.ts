@@ -8,6 +8,7 @@ const POLYGON = 3;
 const MULTIPOINT = 4;
 const MULTILINESTRING = 5;
 const MULTIPOLYGON = 6;
+const TRIANGLE = 17;
 
 /** A geometry's coordinate vectors, read once: where xy and z start, how many points, and the ring/part ends. */
 interface Coordinates {
@@ -34,7 +35,9 @@ function coordinates(f: FgbFeature, g: number): Coordinates | undefined {
  * collection geometries. A coordinate that is NaN or infinite, or ring ends past the points, is a RangeError.
  */
 export function fgbWkb(f: FgbFeature, g: number, headerType: number): Uint8Array | undefined {
-  const type = headerType === 0 ? f.geometryType(g) : headerType;
+  let type = headerType === 0 ? f.geometryType(g) : headerType;
+  // A Triangle is a Polygon of one closed ring of four points, as OGR's ForceToPolygon makes it.
+  if (type === TRIANGLE) type = POLYGON;
   if (type === MULTIPOLYGON) {
     const [parts, n] = f.vector(g, GEOMETRY_FIELD.parts, 4);
     if (n === 0) return undefined;

@@ -41,7 +41,35 @@ const GEOMETRY: Record<number, GeometryType | undefined> = {
   5: "MultiLineString",
   6: "MultiPolygon",
   7: "GeometryCollection",
+  17: "Polygon",
 };
+
+/** FlatGeobuf's curve and surface types (by value), which georefresh does not read: OGR's names for them. */
+const UNREAD: Record<number, string> = {
+  8: "CircularString",
+  9: "CompoundCurve",
+  10: "CurvePolygon",
+  11: "MultiCurve",
+  12: "MultiSurface",
+  13: "Curve",
+  14: "Surface",
+  15: "PolyhedralSurface",
+  16: "TIN",
+};
+
+/** A curve or surface layer or feature refused, naming it and the conversion that makes it readable. */
+export function unreadGeometry(where: string, type: number): SourceError | undefined {
+  const name = UNREAD[type];
+  if (!name) return undefined;
+  const linear = type <= 14;
+  return new SourceError(
+    `${where} holds ${name} geometries, which georefresh does not read: ${
+      linear
+        ? "convert them to straight segments first (ogr2ogr -nlt CONVERT_TO_LINEAR out.fgb in.fgb)"
+        : "a surface of faces that share edges is no valid (multi)polygon; write each face as its own feature (ogr2ogr -explodecollections -nlt POLYGON out.fgb in.fgb) or its outline"
+    }`,
+  );
+}
 
 const MAGIC = [0x66, 0x67, 0x62];
 
@@ -75,7 +103,8 @@ export const flatgeobufFormat: SourceFormat = {
       } catch (error) {
         throw corrupt(file.name, error);
       }
-      if (header.indexNodeSize > 0) {
+      // No features, no index (calcTreeSize never ends on 0): a header may still claim a node size.
+      if (header.indexNodeSize > 0 && header.featuresCount > 0) {
         const index = calcTreeSize(header.featuresCount, header.indexNodeSize);
         if ((await reader.read(index)).length < index)
           throw new SourceError(`${file.name}: the FlatGeobuf index is truncated`);
@@ -85,6 +114,11 @@ export const flatgeobufFormat: SourceFormat = {
       throw error;
     }
     const h = header;
+    const unread = unreadGeometry(file.name, h.geometryType);
+    if (unread) {
+      await reader.close();
+      throw unread;
+    }
     const crs = h.crs?.wkt?.trim()
       ? h.crs.wkt
       : h.crs?.org && h.crs.code > 0
@@ -123,6 +157,9 @@ export const flatgeobufFormat: SourceFormat = {
           try {
             const f = raw.at(body);
             const g = f.geometry();
+            const unread =
+              g >= 0 && h.geometryType === 0 && unreadGeometry(`${file.name}, feature ${row + 1},`, f.geometryType(g));
+            if (unread) throw unread;
             // Straight to WKB where it can be (fgb-wkb.ts); empties and collections through the package's objects,
             // over a copy aligned for their Float64Array views.
             geometry = g < 0 ? null : (fgbWkb(f, g, h.geometryType) ?? viaGeoJson(sizeBytes, body, h.geometryType));
@@ -152,6 +189,7 @@ function viaGeoJson(sizeBytes: Uint8Array, body: Uint8Array, headerType: number)
 }
 
 function corrupt(name: string, error: unknown, row?: number): SourceError {
+  if (error instanceof SourceError) return error;
   return new SourceError(
     `${name} cannot be read as FlatGeobuf${row === undefined ? "" : ` after ${row} features`}: ${(error as Error).message}; check the file and "format"`,
   );

@@ -20,6 +20,7 @@ export interface FormatDeclaration {
   load(): Promise<SourceFormat>;
 }
 
+const GPKG_SIDECARS: readonly Companion[] = [{ extension: ".gpkg-wal", optional: true }];
 const SHAPEFILE_SIDECARS: readonly Companion[] = [
   { extension: ".dbf", optional: false },
   { extension: ".prj", optional: true },
@@ -53,6 +54,8 @@ const FORMATS = {
   gpkg: {
     extensions: /\.gpkg$/i,
     options: [LAYER],
+    // A WAL-mode GeoPackage's edits not yet checkpointed into it.
+    companions: () => GPKG_SIDECARS,
     load: async () => (await import("./gpkg.js")).gpkgFormat,
   },
   csv: {

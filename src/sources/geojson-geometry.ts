@@ -21,17 +21,67 @@ export function geojsonGeometry(g: unknown, where: () => string, depth = 0): Geo
     if (depth >= MAX_COLLECTION_DEPTH)
       throw bad(where, `GeometryCollections nested deeper than ${MAX_COLLECTION_DEPTH} levels`);
     if (!Array.isArray(o.geometries)) throw bad(where, 'a GeometryCollection without "geometries"');
-    return {
+    const collection: Geometry = {
       type: "GeometryCollection",
       geometries: o.geometries.map((c) => geojsonGeometry(c, where, depth + 1) ?? emptyCollection()),
     };
+    return depth === 0 ? evenDimensions(collection) : collection;
   }
   const levels = typeof o.type === "string" ? DEPTH[o.type] : undefined;
   if (levels === undefined) throw bad(where, `geometry type ${JSON.stringify(o.type)}`);
   const shape = positions(o.coordinates, levels);
   if (shape === "not finite") throw bad(where, `${o.type} coordinates that are not finite numbers (NaN or infinite)`);
   if (!shape) throw bad(where, `${o.type} coordinates that are not ${levels + 1}-deep arrays of numbers`);
-  return g as Geometry;
+  return depth === 0 ? evenDimensions(g as Geometry) : (g as Geometry);
+}
+
+/**
+ * Positions of one geometry made one dimension, as OGR reads them: when any has a z, those without get z = 0
+ * (a LineString [[1, 2], [3, 4, 5]] is LINESTRING Z (1 2 0, 3 4 5)); a fourth number (a measure) is dropped.
+ */
+function evenDimensions(g: Geometry): Geometry {
+  let min = Infinity;
+  let max = 0;
+  walk(g, (p) => {
+    if (p.length === 0) return p;
+    min = Math.min(min, p.length);
+    max = Math.max(max, p.length);
+    return p;
+  });
+  if (max < 3 || (min === 3 && max === 3)) return g;
+  return walk(structuredClone(g), (p) => (p.length === 0 ? p : [p[0] as number, p[1] as number, p[2] ?? 0]));
+}
+
+function walk(g: Geometry, f: (p: number[]) => number[]): Geometry {
+  const o = g as { type: string; coordinates?: unknown; geometries?: Geometry[] };
+  if (o.type === "GeometryCollection") {
+    for (const c of o.geometries ?? []) walk(c, f);
+    return g;
+  }
+  const map = (c: unknown, d: number): unknown =>
+    d === 0 ? f(c as number[]) : (c as unknown[]).map((x) => map(x, d - 1));
+  o.coordinates = map(o.coordinates, DEPTH[o.type] as number);
+  return g;
+}
+
+/**
+ * A GeoJSON Feature → its geometry and properties, as OGR reads them: its "id" is a column "id" unless a property
+ * of that name says otherwise (OGR keeps a string id as that field, an integer one as the feature's FID).
+ */
+export function featureRow(
+  value: { geometry?: unknown; properties?: unknown; id?: unknown },
+  where: () => string,
+): { geometry: Geometry | null; properties: Record<string, unknown> | null } {
+  const geometry = geojsonGeometry(value.geometry, where);
+  let properties = value.properties as Record<string, unknown> | null;
+  const id = value.id;
+  if (
+    (typeof id === "string" || typeof id === "number" || typeof id === "bigint") &&
+    !(properties && Object.hasOwn(properties, "id"))
+  ) {
+    properties = { id, ...(properties ?? {}) };
+  }
+  return { geometry, properties };
 }
 
 function positions(c: unknown, depth: number): boolean | "not finite" {

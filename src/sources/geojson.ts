@@ -1,15 +1,31 @@
 import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
 import Chain from "stream-chain";
 import StreamJson from "stream-json";
 import Pick from "stream-json/filters/Pick.js";
 import StreamValues from "stream-json/streamers/StreamValues.js";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
-import { exactNumber, MAX_JSON_DEPTH } from "./exact-json.js";
-import { crsMember, geojsonGeometry } from "./geojson-geometry.js";
+import { exactNumber, MAX_JSON_DEPTH, mayHoldLongIntegers, parseJsonExact } from "./exact-json.js";
+import { crsMember, featureRow } from "./geojson-geometry.js";
 import type { OpenedSource, SourceFormat } from "./source-format.js";
 
 const TOP = new Set(["type", "crs"]);
+const GEOMETRY_TYPES = new Set([
+  "Point",
+  "MultiPoint",
+  "LineString",
+  "MultiLineString",
+  "Polygon",
+  "MultiPolygon",
+  "GeometryCollection",
+]);
+
+/** A GeoJSON text that is one Feature or one Geometry, whole (the stream already refused nesting too deep). */
+async function oneObject(file: { path: string; name: string }): Promise<Record<string, unknown>> {
+  const text = await readFile(file.path, "utf8");
+  return (mayHoldLongIntegers(text) ? parseJsonExact(text) : JSON.parse(text)) as Record<string, unknown>;
+}
 
 /**
  * A GeoJSON FeatureCollection, parsed as a stream (stream-json): one feature in memory at a time, however large the
@@ -49,10 +65,8 @@ export const geojsonFormat: SourceFormat = {
             }
             row++;
             const at = row;
-            builder.addObject(
-              geojsonGeometry(v.geometry, () => `${file.name}, feature ${at}`),
-              v.properties as Record<string, unknown> | null,
-            );
+            const f = featureRow(v, () => `${file.name}, feature ${at}`);
+            builder.addObject(f.geometry, f.properties);
             if (builder.full) yield builder.flush() as never;
           }
         } catch (error) {
@@ -61,7 +75,12 @@ export const geojsonFormat: SourceFormat = {
             `${file.name} is not valid JSON (after ${row} features): ${(error as Error).message}; check the file and "format"`,
           );
         }
-        if (type !== "FeatureCollection")
+        if (type !== "FeatureCollection" && row === 0 && (type === "Feature" || GEOMETRY_TYPES.has(type as string))) {
+          // RFC 7946 lets a GeoJSON text be one Feature or one Geometry: OGR reads it as a layer of one feature.
+          const whole = await oneObject(file);
+          const f = featureRow(type === "Feature" ? whole : { geometry: whole }, () => `${file.name}, its ${type}`);
+          builder.addObject(f.geometry, f.properties);
+        } else if (type !== "FeatureCollection")
           throw new SourceError(
             `${file.name} is not a GeoJSON FeatureCollection (its "type" is ${JSON.stringify(type)}); check "format"`,
           );

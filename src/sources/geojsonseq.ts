@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import { MAX_JSON_DEPTH, mayHoldLongIntegers, nestedDeeperThan, parseJsonExact } from "./exact-json.js";
-import { geojsonGeometry } from "./geojson-geometry.js";
+import { featureRow } from "./geojson-geometry.js";
 import type { SourceFormat } from "./source-format.js";
 
 /** GeoJSON text sequences (RFC 8142, or newline-delimited): one feature per line, read line by line. */
@@ -39,10 +39,8 @@ export const geojsonSeqFormat: SourceFormat = {
               `${file.name}, line ${line}: not a GeoJSON Feature (type ${JSON.stringify(value?.type)}); check "format"`,
             );
           const at = line;
-          builder.addObject(
-            geojsonGeometry(value.geometry, () => `${file.name}, line ${at}`),
-            value.properties as Record<string, unknown> | null,
-          );
+          const f = featureRow(value, () => `${file.name}, line ${at}`);
+          builder.addObject(f.geometry, f.properties);
           if (builder.full) yield builder.flush() as never;
         }
         builder.checkSelected();

@@ -1,11 +1,15 @@
+import { copyFile, mkdtemp, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { knownCrs } from "../geo/crs.js";
 import type { GeometryType } from "../geo/geometry.js";
 import type { ColumnType } from "../geoparquet/features.js";
 import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
 import type { FileField } from "./batch-builder.js";
+import { measureFree, needsMeasureFree } from "../geo/wkb-measures.js";
 import { SourceError } from "./errors.js";
-import type { SourceFormat } from "./source-format.js";
+import type { SourceFile, SourceFormat } from "./source-format.js";
 
 const LAYER_TYPES: Record<string, GeometryType> = {
   POINT: "Point",
@@ -32,12 +36,14 @@ export const gpkgFormat: SourceFormat = {
   name: "gpkg",
   async open(file, options) {
     let db: Database.Database;
+    const opened = await readablePath(file);
     try {
-      db = new Database(file.path, { readonly: true, fileMustExist: true });
+      db = new Database(opened.path, { readonly: true, fileMustExist: true });
       db.pragma("query_only = true");
       // Nothing of the file's own SQL runs with powers: no function with side effects from its schema.
       db.pragma("trusted_schema = false");
     } catch (error) {
+      await opened.done();
       throw new SourceError(
         `${file.name} cannot be opened as a GeoPackage: ${(error as Error).message}; check the file and "format"`,
       );
@@ -136,8 +142,10 @@ export const gpkgFormat: SourceFormat = {
             for (const values of rows) {
               row++;
               const blob = values[columns.length] as Uint8Array | null;
+              // Named by its fid, as OGR counts the layer's features.
+              const fid = values[columns.length + 1];
               builder.add(
-                blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, row ${row}`),
+                blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, feature ${String(fid)}`),
                 (i) => values[i],
               );
               if (builder.full) yield builder.flush() as never;
@@ -149,14 +157,43 @@ export const gpkgFormat: SourceFormat = {
         },
         async close() {
           db.close();
+          await opened.done();
         },
       };
     } catch (error) {
       db.close();
+      await opened.done();
       throw error;
     }
   },
 };
+
+/**
+ * Where to open the file so SQLite sees what OGR sees and writes nothing beside it. A GeoPackage in WAL mode keeps
+ * its latest edits in `<file>-wal` until a checkpoint, and opening one read-only still makes `-wal` and `-shm`
+ * files next to it: such a file is read from a private copy of it and its -wal (an input of the task, so an edit
+ * that reached only the -wal changes the key). A rollback-journal file is opened where it is.
+ */
+async function readablePath(file: SourceFile): Promise<{ path: string; done: () => Promise<void> }> {
+  const head = Buffer.alloc(20);
+  const handle = await open(file.path, "r");
+  const { bytesRead } = await handle.read(head, 0, 20, 0).finally(() => handle.close());
+  // The SQLite header's read and write format versions: 2 is WAL.
+  const wal = bytesRead === 20 && head.toString("latin1", 0, 15) === "SQLite format 3" && head[18] === 2;
+  if (!wal) return { path: file.path, done: async () => undefined };
+  const dir = await mkdtemp(join(tmpdir(), "georefresh-gpkg-"));
+  const done = () => rm(dir, { recursive: true, force: true });
+  try {
+    const path = join(dir, "source.gpkg");
+    await copyFile(file.path, path);
+    const log = await file.sidecar(".gpkg-wal");
+    if (log) await copyFile(log, `${path}-wal`);
+    return { path, done };
+  } catch (error) {
+    await done();
+    throw error;
+  }
+}
 
 const ENVELOPE_BYTES = [0, 32, 48, 48, 64];
 
@@ -171,8 +208,27 @@ function gpkgWkb(blob: Uint8Array, where: () => string): Uint8Array | null {
     throw new SourceError(`${where()}: the geometry is an ExtendedGeoPackageBinary, which georefresh cannot read`);
   const wkb = blob.subarray(8 + envelope);
   if (wkb.length < 5) throw new SourceError(`${where()}: the geometry blob is truncated`);
-  return wkb;
+  const code = new DataView(wkb.buffer, wkb.byteOffset + 1, 4).getUint32(0, wkb[0] === 1);
+  const unread = UNREAD[(code & 0x0fffffff) % 1000];
+  if (unread) throw new SourceError(`${where()} is a ${unread[0]}, which georefresh does not read: ${unread[1]}`);
+  return needsMeasureFree(wkb) ? measureFree(wkb) : wkb;
 }
+
+const LINEARIZE = "convert to straight segments first (ogr2ogr -nlt CONVERT_TO_LINEAR out.gpkg in.gpkg)";
+const FACES =
+  "a surface of faces that share edges is no valid (multi)polygon; write each face as its own feature (ogr2ogr -explodecollections -nlt POLYGON out.gpkg in.gpkg) or its outline";
+/** The WKB base codes of curves and surfaces (ISO 13249): refused by name, with the conversion that reads them. */
+const UNREAD: Record<number, [string, string]> = {
+  8: ["CircularString", LINEARIZE],
+  9: ["CompoundCurve", LINEARIZE],
+  10: ["CurvePolygon", LINEARIZE],
+  11: ["MultiCurve", LINEARIZE],
+  12: ["MultiSurface", LINEARIZE],
+  13: ["Curve", LINEARIZE],
+  14: ["Surface", LINEARIZE],
+  15: ["PolyhedralSurface", FACES],
+  16: ["TIN", FACES],
+};
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 

@@ -1,6 +1,5 @@
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
-import type { Readable } from "node:stream";
 import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
 import { ByteReader } from "./byte-reader.js";
 import { dbfFields, dbfPrelude, dbfValue, LDID_ENCODINGS } from "./dbf.js";
@@ -14,8 +13,8 @@ import type { ZipArchive } from "./zip.js";
 /** The parts of one Shapefile, however they arrive: streams for .shp and .dbf, text for .prj and .cpg. */
 interface Parts {
   name: string;
-  shp(): Promise<Readable>;
-  dbf(): Promise<Readable>;
+  shp(): Promise<AsyncIterable<Uint8Array>>;
+  dbf(): Promise<AsyncIterable<Uint8Array>>;
   prj?: string;
   cpg?: string;
   close(): void;
@@ -134,13 +133,23 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
     const prelude = await dbf.read(32);
     if (prelude.length < 32) throw new SourceError(`${where}: its .dbf is truncated`);
     const p = dbfPrelude(prelude);
+    if (p.headerBytes < 33)
+      throw new SourceError(
+        `${where}: its .dbf header says it is ${p.headerBytes} bytes long, shorter than a dBASE header can be (33); the .dbf is damaged: write it again (e.g. ogr2ogr) or leave the file out`,
+      );
     const rest = await dbf.read(p.headerBytes - 32);
+    if (rest.length < p.headerBytes - 32) throw new SourceError(`${where}: its .dbf is truncated in its header`);
     const full = new Uint8Array(p.headerBytes);
     full.set(prelude);
     full.set(rest, 32);
     const encoding = encodingOf(parts, options, p.ldid);
     const text = encoding === undefined ? unsaidText : fieldText(encoding, where);
     const fields = dbfFields(full, text);
+    const past = fields.find((f) => f.offset + f.width > p.recordBytes);
+    if (past)
+      throw new SourceError(
+        `${where}: its .dbf says a record is ${p.recordBytes} bytes, but field ${JSON.stringify(past.name)} ends at byte ${past.offset + past.width}; the .dbf is damaged (its attributes cannot be read): write it again (e.g. ogr2ogr) or leave the file out`,
+      );
     const builder = new BatchBuilder(fields, options.columns, where, layerType(shapeType));
     const points = shapeType === 1 || shapeType === 11 || shapeType === 21;
     // A batch's point WKB, back to back; the builder copies them out when it flushes, so the slab is reused.

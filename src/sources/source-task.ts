@@ -17,8 +17,9 @@ import { unifyBatches } from "./unify.js";
 /**
  * Bumped whenever a reader's rows for the same file could change: part of every source dataset's keys. 3: CRSs read
  * as PROJ reads them (NAD27, 7-parameter shifts, custom WKT), so artifacts read the old way are not kept as current.
+ * 4: files from the wild read as OGR reads them (a GeoJSON feature's id, z filled where a geometry mixes 2D and 3D).
  */
-export const READERS_VERSION = "3";
+export const READERS_VERSION = "4";
 
 /** Where this factory lives, so a worker thread or process builds the same task from the same spec. */
 export const SOURCE_TASK_MODULE = import.meta.url;

@@ -14,6 +14,39 @@ const CODE_PAGES: Record<string, string> = {
   "65001": "utf-8",
   "20866": "koi8-r",
   "21866": "koi8-u",
+  "874": "windows-874",
+  "866": "ibm866",
+  "10000": "macintosh",
+  "10007": "x-mac-cyrillic",
+};
+
+/**
+ * Spellings iconv (and so GDAL) takes that WHATWG's labels lack, by the name stripped of "-", "_" and spaces:
+ * "Big-5", "KOI8R", "TIS620", "EUCJP", "SJIS", "GB2312".
+ */
+const SPELLINGS: Record<string, string> = {
+  big5: "big5",
+  big5hkscs: "big5-hkscs",
+  koi8r: "koi8-r",
+  koi8u: "koi8-u",
+  koi8ru: "koi8-u",
+  tis620: "windows-874",
+  iso885911: "windows-874",
+  eucjp: "euc-jp",
+  euckr: "euc-kr",
+  shiftjis: "shift_jis",
+  sjis: "shift_jis",
+  mskanji: "shift_jis",
+  gb2312: "gbk",
+  euccn: "gbk",
+  gbk: "gbk",
+  gb18030: "gb18030",
+  iso2022jp: "iso-2022-jp",
+  macroman: "macintosh",
+  maccyrillic: "x-mac-cyrillic",
+  utf16: "utf-16le",
+  utf16le: "utf-16le",
+  utf16be: "utf-16be",
 };
 
 /** A code page as `.cpg` files, configs and WHATWG spell it ("CP932", "1252", "ANSI 1251", "8859_5", "UTF8") → a label. */
@@ -23,13 +56,18 @@ export function encodingLabel(encoding: string): string {
   const iso = /^(?:iso[-_ ]?)?8859[-_ ]?(\d{1,2})$/.exec(name) ?? /^2859(\d)$/.exec(name);
   if (iso) return `iso-8859-${iso[1]}`;
   const number = /^(?:cp|ansi[-_ ]?|windows-|ibm|dos)?(\d{3,5})$/.exec(name)?.[1];
-  if (number === undefined) return name;
+  if (number === undefined) return SPELLINGS[name.replace(/[-_ ]/g, "")] ?? name;
   return CODE_PAGES[number] ?? (number.length === 3 ? `ibm${number}` : `windows-${number}`);
 }
 
 function cannotRead(encoding: string, where: string): SourceError {
+  // A .cpg may hold anything (an HTML error page saved by a download): quote a code page's worth of it, no more.
+  const said = encoding.length > 40 || /[<>\n]/.test(encoding);
+  const shown = said
+    ? `${JSON.stringify(encoding.slice(0, 40))}… (${encoding.length} characters: not a code page name)`
+    : JSON.stringify(encoding);
   return new SourceError(
-    `${where}: the encoding ${JSON.stringify(encoding)} is not one this build can read; set "encoding" in the source (e.g. "utf-8", "latin1", "windows-1252", "shift_jis")`,
+    `${where}: the encoding ${shown} is not one this build can read; set "encoding" in the source (e.g. "utf-8", "latin1", "windows-1252", "shift_jis")`,
   );
 }
 

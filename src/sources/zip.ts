@@ -16,7 +16,7 @@ const MAX_ENTRIES = 65_536;
  */
 export interface ZipArchive {
   entries: Entry[];
-  stream(entry: Entry): Promise<Readable>;
+  stream(entry: Entry): Promise<AsyncIterable<Uint8Array>>;
   bytes(entry: Entry): Promise<Uint8Array>;
   close(): void;
 }
@@ -68,18 +68,33 @@ export async function openZip(path: string, where: string): Promise<ZipArchive> 
         `${where}: entry ${entry.fileName} unpacks ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))}× (${entry.compressedSize} → ${entry.uncompressedSize} bytes), which no real data does: it looks like a zip bomb; refusing it`,
       );
   };
-  const stream = (entry: Entry) => {
+  // The entry is opened when it is first read and destroyed when reading stops, so closing the archive never
+  // meets a stream still open on it. An entry that inflates past (or short of) its declared size errors on its
+  // stream: heard here, so it never becomes an unhandled 'error' event, and said as the file's fault.
+  const stream = async (entry: Entry): Promise<AsyncIterable<Uint8Array>> => {
     check(entry);
-    return new Promise<Readable>((resolve, reject) =>
-      zip.openReadStream(entry, (error, s) => (error ? reject(unreadable(where, error)) : resolve(s as Readable))),
-    );
+    return (async function* () {
+      const s = await new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (error, r) => (error ? reject(unreadable(where, error)) : resolve(r as Readable))),
+      );
+      s.on("error", () => undefined);
+      try {
+        for await (const chunk of s) yield chunk as Uint8Array;
+      } catch (error) {
+        throw new SourceError(
+          `${where}: entry ${entry.fileName} is damaged (${(error as Error).message}); the archive is corrupt or was tampered with: download or zip it again`,
+        );
+      } finally {
+        s.destroy();
+      }
+    })();
   };
   return {
     entries,
     stream,
     async bytes(entry) {
       const parts: Uint8Array[] = [];
-      for await (const chunk of await stream(entry)) parts.push(chunk as Uint8Array);
+      for await (const chunk of await stream(entry)) parts.push(chunk);
       return Buffer.concat(parts);
     },
     close: () => zip.close(),

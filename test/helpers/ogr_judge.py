@@ -33,6 +33,9 @@ def move(c):
 def geometry(g):
     if g is None or g.IsEmpty():
         return None
+    if ogr.GT_Flatten(g.GetGeometryType()) == ogr.wkbTriangle:
+        # GeoJSON has no Triangle: OGR's own conversion makes it the Polygon of its ring.
+        g = ogr.ForceToPolygon(g)
     j = json.loads(g.ExportToJson())
     return tr(j)
 

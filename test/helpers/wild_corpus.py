@@ -61,7 +61,7 @@ def layer_of(driver, file, name, code, gtype, fields, rows, lco=None, ds=None):
     return ds
 
 
-def case(dataset, url, file, id_, rows, layer=None, judge_crs=None, open_=None, **source):
+def case(dataset, url, file, id_, rows, layer=None, judge_crs=None, open_=None, settings=None, **source):
     src = {"url": "./{region}/" + url, **source}
     judge = {"file": "wild/" + file}
     if layer:
@@ -71,7 +71,8 @@ def case(dataset, url, file, id_, rows, layer=None, judge_crs=None, open_=None, 
         judge["crs"] = judge_crs
     if open_:
         judge["open"] = open_
-    cases.append({"dataset": dataset, "source": src, "judge": judge, "id": id_, "rows": rows})
+    cases.append({"dataset": dataset, "source": src, "judge": judge, "id": id_, "rows": rows,
+                  **({"settings": settings} if settings else {})})
 
 
 def refuse(dataset, url, pattern, **source):
@@ -306,5 +307,140 @@ with open(path("trailing.csv"), "wb") as f:
     f.write(b"X,Y,id,\n-104.8,40.4,1,\n-104.7,40.5,2,\n")
 case("csv-trailing-comma", "trailing.csv", "trailing.csv", "id", 2, judge_crs="EPSG:4326", crs="EPSG:4326",
      open_=["X_POSSIBLE_NAMES=X", "Y_POSSIBLE_NAMES=Y"], geometry={"x": "X", "y": "Y"})
+
+# Zero features: a legitimate payload (the plausibility gate decides what it means).
+ZERO_OK = {"plausibility": {"minRows": 0}}
+layer_of("ESRI Shapefile", path("empty-shp", "none.shp"), "none", 4326, ogr.wkbPoint, [("k", ogr.OFTInteger, None)], [])
+case("shp-zero-features", "empty-shp/none.shp", "empty-shp/none.shp", "k", 0, settings=ZERO_OK)
+layer_of("FlatGeobuf", path("none.fgb"), "none", 4326, ogr.wkbPoint, [("k", ogr.OFTInteger, None)], [])
+case("fgb-zero-features", "none.fgb", "none.fgb", "k", 0, settings=ZERO_OK)
+
+# A Triangle is read as the Polygon of its ring (OGR's ForceToPolygon); M in a GeoPackage is dropped.
+layer_of("FlatGeobuf", path("triangle.fgb"), "triangle", 4326, ogr.wkbTriangle, [("k", ogr.OFTInteger, None)],
+         [("TRIANGLE ((-104.8 40.4, -104.7 40.4, -104.8 40.5, -104.8 40.4))", {"k": 0})])
+case("fgb-triangle", "triangle.fgb", "triangle.fgb", "k", 1)
+layer_of("GPKG", path("measures.gpkg"), "measures", 4326, ogr.wkbUnknown, [("k", ogr.OFTInteger, None)], [
+    ("POINT M (-104.8 40.4 7)", {"k": 0}),
+    ("LINESTRING ZM (-104.8 40.4 1500 7, -104.7 40.5 1501 8)", {"k": 1}),
+    ("MULTIPOLYGON M (((-104.8 40.4 1, -104.7 40.4 2, -104.7 40.5 3, -104.8 40.4 1)))", {"k": 2}),
+])
+case("gpkg-measures", "measures.gpkg", "measures.gpkg", "k", 3, layer="measures")
+
+# Curves and surfaces of faces: refused by name, with the ogr2ogr line that converts them.
+layer_of("GPKG", path("curves.gpkg"), "curves", 4326, ogr.wkbUnknown, [("k", ogr.OFTInteger, None)],
+         [("LINESTRING (-104.8 40.4, -104.7 40.5)", {"k": 0}), ("CIRCULARSTRING (-104.8 40.4, -104.75 40.45, -104.7 40.4)", {"k": 1})])
+refuse("gpkg-curve", "curves.gpkg", r"curves\.gpkg layer curves, feature 2 is a CircularString.*CONVERT_TO_LINEAR", layer="curves")
+layer_of("GPKG", path("tin.gpkg"), "tin", 4326, ogr.wkbUnknown, [("k", ogr.OFTInteger, None)],
+         [("TIN Z (((-104.8 40.4 1, -104.7 40.4 1, -104.8 40.5 1, -104.8 40.4 1)))", {"k": 0})])
+refuse("gpkg-tin", "tin.gpkg", r"tin\.gpkg layer tin, feature 1 is a TIN.*-explodecollections", layer="tin")
+
+# GeoJSON as the wild writes it: feature ids (a string id is OGR's field "id"; a property "id" wins), positions
+# mixing 2 and 3 numbers (z = 0 where missing, as OGR fills it), a fourth number (a measure, dropped), property
+# names of Object.prototype on one feature only, and a text that is one Feature or one Geometry (RFC 7946).
+def write_json(name, obj):
+    with open(path(name), "w") as f:
+        f.write(json.dumps(obj))
+
+
+def pt(x, y):
+    return {"type": "Point", "coordinates": [x, y]}
+
+
+write_json("ids.geojson", {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "id": "a-1", "properties": {"k": 0}, "geometry": pt(-104.8, 40.4)},
+    {"type": "Feature", "id": "b-2", "properties": {"k": 1, "id": "kept"}, "geometry": pt(-104.7, 40.4)},
+]})
+case("geojson-ids", "ids.geojson", "ids.geojson", "k", 2)
+write_json("dims.geojson", {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "properties": {"k": 0},
+     "geometry": {"type": "LineString", "coordinates": [[-104.8, 40.4], [-104.7, 40.5, 1500]]}},
+    {"type": "Feature", "properties": {"k": 1}, "geometry": {"type": "Point", "coordinates": [-104.8, 40.4, 1500, 7]}},
+    {"type": "Feature", "properties": {"k": 2}, "geometry": {"type": "GeometryCollection", "geometries": [
+        pt(-104.8, 40.4), {"type": "Point", "coordinates": [-104.7, 40.5, 9]}]}},
+]})
+case("geojson-mixed-dimensions", "dims.geojson", "dims.geojson", "k", 3)
+write_json("prototype-names.geojson", {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "properties": {"k": 0, "constructor": "c", "toString": "t", "valueOf": "v", "hasOwnProperty": "h"},
+     "geometry": pt(-104.8, 40.4)},
+    {"type": "Feature", "properties": {"k": 1}, "geometry": pt(-104.7, 40.4)},
+]})
+case("geojson-prototype-names", "prototype-names.geojson", "prototype-names.geojson", "k", 2)
+write_json("one-feature.geojson", {"type": "Feature", "properties": {"k": 0, "name": "alone"}, "geometry": pt(-104.8, 40.4)})
+case("geojson-top-feature", "one-feature.geojson", "one-feature.geojson", "k", 1)
+write_json("one-geometry.geojson", {"type": "Polygon", "coordinates": [[[-104.8, 40.4], [-104.7, 40.4], [-104.7, 40.5], [-104.8, 40.4]]]})
+cases.append({"dataset": "geojson-top-geometry", "source": {"url": "./{region}/one-geometry.geojson"},
+              "judge": {"file": "wild/one-geometry.geojson"}, "id": "", "rows": 1})
+
+# CSVs as European spreadsheets and hand edits leave them: ";" between values (OGR detects it from the header),
+# a blank line inside.
+with open(path("semicolon.csv"), "wb") as f:
+    f.write(b"id;name;lon;lat\r\n1;\"a;b\";-104.8;40.4\r\n2;c;-104.7;40.5\r\n")
+case("csv-semicolon", "semicolon.csv", "semicolon.csv", "id", 2, judge_crs="EPSG:4326", crs="EPSG:4326",
+     open_=["X_POSSIBLE_NAMES=lon", "Y_POSSIBLE_NAMES=lat"], geometry={"x": "lon", "y": "lat"})
+with open(path("blank-line.csv"), "wb") as f:
+    f.write(b"id,lon,lat\n1,-104.8,40.4\n\n2,-104.7,40.5\n")
+case("csv-blank-line", "blank-line.csv", "blank-line.csv", "id", 2, judge_crs="EPSG:4326", crs="EPSG:4326",
+     open_=["X_POSSIBLE_NAMES=lon", "Y_POSSIBLE_NAMES=lat"], geometry={"x": "lon", "y": "lat"})
+
+# .cpg labels as iconv (and so GDAL) spells them; one that holds a downloaded HTML page instead.
+for label, enc, word in (("Big-5", "BIG5", "臺北"), ("koi8r", "KOI8-R", "Москва"), ("874", "CP874", "กรุงเทพ")):
+    d = "cpg-" + label.lower()
+    layer_of("ESRI Shapefile", path(d, "pts.shp"), "pts", 4326, ogr.wkbPoint,
+             [("k", ogr.OFTInteger, None), ("name", ogr.OFTString, None)],
+             [("POINT (-104.8 40.4)", {"k": 0, "name": word})], lco=[f"ENCODING={enc}"])
+    with open(path(d, "pts.cpg"), "w") as f:
+        f.write(label)
+    case(f"shp-cpg-{label.lower()}", f"{d}/pts.shp", f"{d}/pts.shp", "k", 1)
+layer_of("ESRI Shapefile", path("cpg-html", "pts.shp"), "pts", 4326, ogr.wkbPoint, [("k", ogr.OFTInteger, None)],
+         [("POINT (-104.8 40.4)", {"k": 0})])
+with open(path("cpg-html", "pts.cpg"), "w") as f:
+    f.write("<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>" + "<p>gone</p>" * 300 + "</body></html>")
+refuse("shp-cpg-html", "cpg-html/pts.shp", r'cpg-html/pts\.shp: the encoding "<!DOCTYPE.{0,60}… \(\d+ characters: not a code page name\)')
+
+# Damaged .dbf headers: a header length of 0; a record length shorter than its fields (read as empty before).
+for name, offset, value in (("dbf-header-0", 8, 0), ("dbf-short-records", 10, 3)):
+    layer_of("ESRI Shapefile", path(name, "pts.shp"), "pts", 4326, ogr.wkbPoint, [("k", ogr.OFTInteger, None)],
+             [("POINT (-104.8 40.4)", {"k": 7})])
+    with open(path(name, "pts.dbf"), "r+b") as f:
+        f.seek(offset)
+        f.write(struct.pack("<H", value))
+refuse("shp-dbf-header-0", "dbf-header-0/pts.shp", r"dbf-header-0/pts\.shp: its \.dbf header says it is 0 bytes long")
+refuse("shp-dbf-short-records", "dbf-short-records/pts.shp",
+       r'dbf-short-records/pts\.shp: its \.dbf says a record is 3 bytes, but field "k" ends at byte 10')
+
+# A zip whose .shp inflates past the size its headers declare (was an unhandled 'error' event: the process died).
+import zipfile
+layer_of("ESRI Shapefile", path("liar", "pts.shp"), "pts", 4326, ogr.wkbPoint, [("k", ogr.OFTInteger, None)],
+         [("POINT (-104.8 40.4)", {"k": 0})])
+with zipfile.ZipFile(path("liar.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+    for ext in ("shp", "shx", "dbf", "prj"):
+        z.write(path("liar", "pts." + ext), "pts." + ext)
+with open(path("liar.zip"), "r+b") as f:
+    b = bytearray(f.read())
+    local = b.find(b"PK\x03\x04")
+    central = b.find(b"PK\x01\x02")
+    struct.pack_into("<I", b, local + 22, 20)
+    struct.pack_into("<I", b, central + 24, 20)
+    f.seek(0)
+    f.write(b)
+refuse("zip-entry-longer-than-declared", "liar.zip", r"liar\.zip: entry pts\.shp is damaged \(too many bytes")
+
+# A GeoPackage in WAL mode whose last edit is only in its -wal (GDAL left it uncheckpointed): read as OGR reads it.
+gdal.SetConfigOption("OGR_SQLITE_JOURNAL", "WAL")
+layer_of("GPKG", path("wal.gpkg"), "wal", 4326, ogr.wkbPoint, [("k", ogr.OFTInteger, None), ("v", ogr.OFTInteger, None)],
+         [("POINT (-104.8 40.4)", {"k": 0, "v": 1})])
+gdal.SetConfigOption("OGR_SQLITE_JOURNAL", None)
+pid = os.fork()
+if pid == 0:
+    wal = gdal.OpenEx(path("wal.gpkg"), gdal.OF_UPDATE | gdal.OF_VECTOR)
+    lyr = wal.GetLayer(0)
+    feat = lyr.GetNextFeature()
+    feat.SetField("v", 2)
+    lyr.SetFeature(feat)
+    wal.FlushCache()
+    os._exit(0)  # no close: the edit stays in wal.gpkg-wal, as a writer that was killed leaves it
+os.waitpid(pid, 0)
+os.remove(path("wal.gpkg-shm"))
+case("gpkg-wal-edit", "wal.gpkg", "wal.gpkg", "k", 1)
 
 print(json.dumps(cases))

@@ -24,6 +24,8 @@ interface ReadCase {
   judge: { file: string; layer?: string; crs?: string; open?: string[] };
   id: string;
   rows: number;
+  /** More of the dataset's config (a zero-feature file's plausibility). */
+  settings?: Record<string, unknown>;
 }
 interface RefuseCase {
   dataset: string;
@@ -97,7 +99,10 @@ function same(theirs: unknown, mine: unknown, [type, sub]: [string, string]): bo
 describe("feeds from the wild read as OGR reads them, or are refused naming the file", () => {
   beforeAll(async () => {
     const datasets = Object.fromEntries(
-      cases.map((c) => [c.dataset, { source: c.source, regions: ["wild"], cadence: "monthly" }]),
+      cases.map((c) => [
+        c.dataset,
+        { source: c.source, regions: ["wild"], cadence: "monthly", ...("settings" in c ? c.settings : {}) },
+      ]),
     );
     writeFileSync(config, JSON.stringify({ store: "./data", datasets }));
     for (const c of cases) {
@@ -139,6 +144,22 @@ describe("feeds from the wild read as OGR reads them, or are refused naming the 
       /geojson-types/,
       /aspatial/,
       /trailing-comma/,
+      /zero-features/,
+      /triangle/,
+      /measures/,
+      /curve/,
+      /geojson-ids/,
+      /mixed-dimensions/,
+      /prototype-names/,
+      /top-feature/,
+      /top-geometry/,
+      /semicolon/,
+      /blank-line/,
+      /cpg-big-5/,
+      /cpg-html/,
+      /dbf-short-records/,
+      /longer-than-declared/,
+      /wal-edit/,
     ])
       expect(
         names.some((n) => want.test(n)),
