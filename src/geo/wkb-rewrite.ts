@@ -8,6 +8,19 @@ import type { WkbColumn } from "./wkb.js";
  * coordinate, and tracks the bbox of what it wrote. The output is never longer than the input (an SRID only
  * shrinks), so one buffer the size of the input column holds the whole result. Methods, not closures: hot path.
  */
+/**
+ * Longitudes and latitudes this little past ±180 / ±90 are the world's edge written with a float's rounding
+ * (Natural Earth's 180.00000000000003): they are put on the edge, and counted. Farther out is an error validation
+ * names.
+ */
+export const WORLD_EDGE_TOLERANCE = 1e-9;
+
+function edge(v: number, bound: number): number {
+  if (v > bound && v - bound <= WORLD_EDGE_TOLERANCE) return bound;
+  if (v < -bound && -bound - v <= WORLD_EDGE_TOLERANCE) return -bound;
+  return v;
+}
+
 class WkbRewriter {
   pos = 0;
   out = 0;
@@ -21,10 +34,14 @@ class WkbRewriter {
   private readonly dst: DataView;
   private end = 0;
 
+  /** Coordinates moved onto the world's edge (see WORLD_EDGE_TOLERANCE). */
+  snapped = 0;
+
   constructor(
     input: Uint8Array,
     output: Uint8Array,
     private readonly transform: ((p: Position) => Position) | undefined,
+    private readonly snap = false,
   ) {
     this.src = new DataView(input.buffer, input.byteOffset, input.byteLength);
     this.dst = new DataView(output.buffer, output.byteOffset, output.byteLength);
@@ -78,6 +95,13 @@ class WkbRewriter {
       const p = this.transform(this.z ? [x, y, z] : [x, y]);
       x = p[0] as number;
       y = p[1] as number;
+    }
+    if (this.snap && (x > 180 || x < -180 || y > 90 || y < -90)) {
+      const sx = edge(x, 180);
+      const sy = edge(y, 90);
+      if (sx !== x || sy !== y) this.snapped++;
+      x = sx;
+      y = sy;
     }
     dst.setFloat64(this.out, x, true);
     dst.setFloat64(this.out + 8, y, true);
@@ -143,8 +167,9 @@ export function rewriteWkbColumn(
   data: Uint8Array,
   offsets: Int32Array,
   transform?: (p: Position) => Position,
-): WkbColumn {
-  return rewriteWkbBatches([{ data, offsets }], transform, () => undefined);
+  snap = false,
+): WkbColumn & { snapped: number } {
+  return rewriteWkbBatches([{ data, offsets }], transform, () => undefined, false, snap);
 }
 
 /**
@@ -158,7 +183,8 @@ export function rewriteWkbBatches(
   transform: ((p: Position) => Position) | undefined,
   done: (i: number) => void,
   shared = false,
-): WkbColumn {
+  snap = false,
+): WkbColumn & { snapped: number } {
   // A batch of no rows may carry no offsets at all (a feed of zero features).
   const filled = batches.filter((b) => b.offsets.length > 1);
   const rows = filled.reduce((n, b) => n + b.offsets.length - 1, 0);
@@ -170,8 +196,9 @@ export function rewriteWkbBatches(
   const types = new Set<string>();
   let row = 0;
   let at = 0;
+  let snapped = 0;
   for (const [k, batch] of batches.entries()) {
-    const w = new WkbRewriter(batch.data, out, transform);
+    const w = new WkbRewriter(batch.data, out, transform, snap);
     w.out = at;
     for (let i = 0; i < batch.offsets.length - 1; i++, row++) {
       const type = w.value(batch.offsets[i] as number, batch.offsets[i + 1] as number, row);
@@ -184,7 +211,8 @@ export function rewriteWkbBatches(
       bboxes[4 * row + 3] = empty ? NaN : w.ymax;
     }
     at = w.out;
+    snapped += w.snapped;
     done(k);
   }
-  return { data: out.subarray(0, at), offsets: outOffsets, bboxes, types };
+  return { data: out.subarray(0, at), offsets: outOffsets, bboxes, types, snapped };
 }

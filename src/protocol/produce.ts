@@ -17,6 +17,7 @@ import { memoryBudget } from "./memory-budget.js";
 import type { MemoryBudget } from "./memory-budget.js";
 import { StagedArtifact } from "./staging.js";
 import { droppedMetadata } from "../manifest/dropped.js";
+import { snappedMetadata } from "../manifest/snapped.js";
 import { timed } from "../stage-times.js";
 
 /**
@@ -32,6 +33,8 @@ export interface Produced {
   source: RangeSource;
   /** The key's artifact was already stored (a run crashed after publishing): compute was skipped. */
   reused: boolean;
+  /** Coordinates compute's rows had a float's rounding past the world's edge, put on it (geo/wkb-rewrite.ts). */
+  snapped?: number;
   /** Where the bytes are read back from, as the store names it. */
   where: string;
   budget: MemoryBudget;
@@ -86,14 +89,23 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const reused = await stageExisting(store, plan.aKey, budget, stage);
     if (reused)
       return { plan, staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget, dispose };
-    const staged = await compute(plan, stage);
+    const { staged, snapped } = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
     await timed("write aside", plan.options.partition, () =>
       store.put(temp, staged, { mode: "create", partBytes: budget.partBytes }),
     );
     const source = await storeSource(store, temp, budget.partBytes, staged.size);
-    return { plan, staged, source, reused: false, where: store.locate(temp), budget, dispose };
+    return {
+      plan,
+      staged,
+      source,
+      reused: false,
+      where: store.locate(temp),
+      budget,
+      dispose,
+      ...(snapped ? { snapped } : {}),
+    };
   } catch (error) {
     await dispose();
     throw error;
@@ -124,7 +136,10 @@ async function mergedWithBase(plan: RunPlan, delta: Table): Promise<Table> {
 }
 
 /** The task's compute, its rows checked and reprojected, encoded into a staged artifact. */
-async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<StagedArtifact> {
+async function compute(
+  plan: RunPlan,
+  stage: () => StagedArtifact,
+): Promise<{ staged: StagedArtifact; snapped?: number }> {
   const { store, task, partition, signal, encodeThreads } = plan.options;
   const declared = (name: string) => {
     const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
@@ -172,8 +187,8 @@ async function compute(plan: RunPlan, stage: () => StagedArtifact): Promise<Stag
       stats: merged ? undefined : stats,
       format: task.format,
       threads: encodeThreads,
-      keyValue: droppedMetadata(dropped),
+      keyValue: { ...droppedMetadata(dropped), ...snappedMetadata(stats.snapped) },
     }),
   );
-  return staged.end();
+  return { staged: await staged.end(), ...(stats.snapped ? { snapped: stats.snapped } : {}) };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GeometryValidator } from "../geo/validity.js";
+import { WORLD_EDGE_TOLERANCE } from "../geo/wkb-rewrite.js";
 import { GeorefreshError } from "../errors.js";
 import { thrownAt } from "../task/thrown-at.js";
 import { probeStore } from "../store/probe.js";
@@ -186,7 +187,7 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     );
   return result(
     produced.reused ? "reconciled" : "promoted",
-    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)})`,
+    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)}${snappedShown(produced.snapped)})`,
     { ...extra, manifest },
   );
 }
@@ -196,6 +197,12 @@ export function droppedShown(entry: { dropped?: { rows: number; why: string[] } 
   const d = entry.dropped;
   if (!d) return "";
   return `; ${d.rows} row${d.rows > 1 ? "s" : ""} dropped by the task: ${d.why[0] ?? ""}${d.rows > 1 ? ", …" : ""}`;
+}
+
+/** Coordinates put on the world's edge, for the outcome line. */
+function snappedShown(count: number | undefined): string {
+  if (!count) return "";
+  return `; ${count} coordinate${count > 1 ? "s" : ""} within ${WORLD_EDGE_TOLERANCE}° past ±180°/±90° put on the world's edge`;
 }
 
 /** A keyed promotion's change counts, for its outcome line. */

@@ -8,7 +8,8 @@ import { HistoryTooShortError } from "../views/reader.js";
 import type { Dataset, DatasetView, ViewPartition } from "../views/reader.js";
 import { SnapshotError } from "../manifest/snapshot.js";
 import { rowsInBbox } from "../views/rows-in-bbox.js";
-import { HttpError, unknownColumn } from "./request.js";
+import type { Bbox } from "../geo/bbox.js";
+import { bboxBands, HttpError, unknownColumn } from "./request.js";
 import type { ItemsQuery } from "./request.js";
 
 /** The view a request reads: a committed snapshot, the dataset as of an instant, or as it is now. */
@@ -34,8 +35,11 @@ export function partitionsFor(view: DatasetView, query: ItemsQuery, onePerRegion
   const range = query.datetime && !("at" in query.datetime) ? query.datetime : undefined;
   // ?region= and ?date= pick partitions from the manifests: only those are read.
   const { region, date } = query.properties;
+  // A box across the antimeridian picks partitions by its latitudes over all longitudes; rows by its two bands.
+  const bands = query.bbox ? bboxBands(query.bbox) : [];
+  const pick = bands.length === 2 ? ([-180, bands[0]?.[1], 180, bands[0]?.[3]] as Bbox) : query.bbox;
   const parts = view.select({
-    ...(query.bbox ? { bbox: query.bbox } : {}),
+    ...(pick ? { bbox: pick } : {}),
     ...(range ?? {}),
     ...(region === undefined ? {} : { region }),
     // A map draws one partition per region: of an interval of dates, each region's latest in it.
@@ -133,7 +137,10 @@ export const sizeText = (n: number) =>
 function filterOf(table: Table, p: ViewPartition, query: ItemsQuery): (row: number) => boolean {
   const columns = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry" && n !== "bbox");
   const tests: ((row: number) => boolean)[] = [];
-  if (query.bbox) tests.push(rowsInBbox(table, p.entry.crs, query.bbox));
+  if (query.bbox) {
+    const inBands = bboxBands(query.bbox).map((b) => rowsInBbox(table, p.entry.crs, b));
+    tests.push((r) => inBands.some((t) => t(r)));
+  }
   for (const [name, wanted] of Object.entries(query.properties)) {
     if (name === "region" || name === "date") {
       const value = name === "region" ? p.region : p.date;

@@ -16,9 +16,19 @@ export interface ServeOptions {
   recheckMs?: number;
   /** Each request that failed on the server's side (not the client's), for the operator's log. */
   onError?: (error: unknown, path: string) => void;
+  /**
+   * Host names (no port) requests may name besides the loopback's and IP literals (a DNS name rebound to this
+   * machine is answered 421: DNS rebinding); "*" takes any.
+   */
+  allowedHosts?: readonly string[];
+  /** How long a client may take to send a request's headers, in ms (slow clients hold connections open). */
+  headersTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_READ = 256 * 2 ** 20;
 export const DEFAULT_CACHE = 512 * 2 ** 20;
 export const DEFAULT_RECHECK_MS = 1000;
 export const DEFAULT_WHOLE = 32 * 2 ** 20;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Connections one server holds open at once; past it a new one is refused until one closes. */
+export const MAX_CONNECTIONS = 256;

@@ -99,11 +99,22 @@ function bboxOf(text: string | undefined): { bbox?: Bbox } {
   if (n.length !== 4 || n.some((v) => !Number.isFinite(v)))
     throw new HttpError(400, `bbox=${text}: give four numbers, minLon,minLat,maxLon,maxLat (CRS84)`, "bbox");
   const [x0, y0, x1, y1] = n as [number, number, number, number];
-  if (x0 < -180 || x1 > 180 || y0 < -90 || y1 > 90)
+  if (x0 < -180 || x1 > 180 || x0 > 180 || x1 < -180 || y0 < -90 || y1 > 90)
     throw new HttpError(400, `bbox=${text}: longitudes lie in [-180, 180] and latitudes in [-90, 90]`, "bbox");
-  if (x0 > x1 || y0 > y1)
-    throw new HttpError(400, `bbox=${text}: the lower corner comes first (minLon ≤ maxLon, minLat ≤ maxLat)`, "bbox");
+  // minLon > maxLon is a box across the antimeridian (OGC API – Features allows it): two bands of longitude.
+  if (y0 > y1) throw new HttpError(400, `bbox=${text}: the lower latitude comes first (minLat ≤ maxLat)`, "bbox");
   return { bbox: [x0, y0, x1, y1] };
+}
+
+/** A lon/lat box as bands that do not cross the antimeridian: itself, or its two halves either side of ±180. */
+export function bboxBands(b: Bbox): Bbox[] {
+  const [x0, y0, x1, y1] = b;
+  return x0 <= x1
+    ? [b]
+    : [
+        [x0, y0, 180, y1],
+        [-180, y0, x1, y1],
+      ];
 }
 
 function limitOf(text: string | undefined): number {
@@ -124,14 +135,23 @@ function cursorOf(text: string | undefined): ItemsQuery["cursor"] {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** A calendar date that exists (V8's Date.parse takes 2026-02-30 as 2 March). */
+function realDate(d: string): boolean {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+}
+
 function datetimeOf(text: string | undefined): { datetime?: ItemsQuery["datetime"] } {
   if (text === undefined) return {};
+  const impossible = text.split("/").find((e) => /^\d{4}-\d{2}-\d{2}/.test(e) && !realDate(e.slice(0, 10)));
+  if (impossible)
+    throw new HttpError(400, `datetime=${text}: ${impossible.slice(0, 10)} is not a date of the calendar`, "datetime");
   if (INSTANT.test(text)) {
     const at = new Date(text);
     if (!Number.isNaN(at.getTime())) return { datetime: { at } };
   }
   const ends = text.split("/");
-  const ok = (e: string) => e === ".." || e === "" || (DATE.test(e) && !Number.isNaN(Date.parse(e)));
+  const ok = (e: string) => e === ".." || e === "" || (DATE.test(e) && realDate(e));
   if (ends.length === 2 && ends.every(ok) && !ends.every((e) => e === ".." || e === "")) {
     const [from, to] = ends.map((e) => (DATE.test(e) ? e : undefined));
     if (from && to && from > to)

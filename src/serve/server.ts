@@ -5,7 +5,13 @@ import { ArtifactCache } from "./artifact-cache.js";
 import { wantsHtml } from "./html.js";
 import { mapAssets } from "./map-page.js";
 import { openApi } from "./openapi.js";
-import { DEFAULT_CACHE, DEFAULT_MAX_READ, DEFAULT_RECHECK_MS } from "./options.js";
+import {
+  DEFAULT_CACHE,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_READ,
+  DEFAULT_RECHECK_MS,
+  MAX_CONNECTIONS,
+} from "./options.js";
 import type { ServeOptions } from "./options.js";
 import { HttpError } from "./request.js";
 import { json, send } from "./respond.js";
@@ -27,19 +33,64 @@ export function featuresServer(options: ServeOptions): Server {
   const read = (view: DatasetView) => (p: ViewPartition) => cache.get("table", p.entry, () => view.read(p));
   const recheck = options.recheckMs ?? DEFAULT_RECHECK_MS;
   const datasets = new Map(o.datasets.map((d) => [d, new ServedDataset(o.store, d, recheck)]));
-  return createServer((req, res) => {
-    void answer({ o, cache, read, datasets }, req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      if (status === 500) o.onError?.(error, req.url ?? "");
-      const body = {
-        code: status === 500 ? "ServerError" : status === 404 ? "NotFound" : "InvalidParameterValue",
-        description: error instanceof Error ? error.message : String(error),
-        ...(error instanceof HttpError && error.parameter ? { parameter: error.parameter } : {}),
-      };
-      if (!res.headersSent) send(res, req, status, "application/json", `${JSON.stringify(body)}\n`);
-      else res.destroy();
-    });
-  });
+  const root = storeRoot(o.store);
+  const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const server = createServer(
+    // Slow clients (slowloris) are cut off once their headers are late; timeouts are checked every half of it.
+    {
+      headersTimeout,
+      requestTimeout: 2 * headersTimeout,
+      connectionsCheckingInterval: Math.max(100, headersTimeout / 2),
+    },
+    (req, res) => {
+      void answer({ o, cache, read, datasets }, req, res).catch((error: unknown) => {
+        const status = error instanceof HttpError ? error.status : 500;
+        if (status === 500) o.onError?.(error, req.url ?? "");
+        const message = error instanceof Error ? error.message : String(error);
+        const body = {
+          code: CODES[status] ?? "InvalidParameterValue",
+          // A client is told the store's keys, never where the store lies on this machine.
+          description: root ? message.replaceAll(root, "") : message,
+          ...(error instanceof HttpError && error.parameter ? { parameter: error.parameter } : {}),
+        };
+        if (!res.headersSent) send(res, req, status, "application/json", `${JSON.stringify(body)}\n`);
+        else res.destroy();
+      });
+    },
+  );
+  server.maxConnections = MAX_CONNECTIONS;
+  return server;
+}
+
+const CODES: Record<number, string> = { 500: "ServerError", 404: "NotFound", 421: "MisdirectedRequest" };
+
+/** What the store's locations start with (a local directory's absolute path), to leave out of answers. */
+function storeRoot(store: ServeOptions["store"]): string | undefined {
+  try {
+    const probe = "datasets";
+    const where = store.locate(probe);
+    return where.endsWith(probe) && where.length > probe.length ? where.slice(0, -probe.length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i;
+const IP_LITERAL = /^(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[[0-9a-f:.]+\])$/i;
+
+/**
+ * The Host a request names, checked: a page on another site that rebinds its own DNS name to this machine
+ * (DNS rebinding) sends that name, so only the loopback's names, IP literals (no name to rebind) and the names
+ * the operator allowed are answered.
+ */
+function checkHost(host: string | undefined, allowed: readonly string[]): void {
+  const name = (host ?? "").replace(/:\d{1,5}$/, "").toLowerCase();
+  // No Host at all (HTTP/1.0) names nothing to rebind.
+  if (!name || LOOPBACK.test(name) || IP_LITERAL.test(name) || allowed.includes("*") || allowed.includes(name)) return;
+  throw new HttpError(
+    421,
+    `this server does not answer for the host ${JSON.stringify(name.slice(0, 100))}: a name it does not know may be a DNS-rebinding page; if clients reach it by that name, start serve with --allowed-host ${/^[a-z0-9.-]{1,253}$/.test(name) ? name : "<name>"}`,
+  );
 }
 
 async function answer(
@@ -51,6 +102,7 @@ async function answer(
     res.setHeader("Allow", "GET, HEAD");
     throw new HttpError(405, `${req.method} is not served: this server is read-only (GET, HEAD)`);
   }
+  checkHost(req.headers.host, o.allowedHosts ?? []);
   const base = o.base(req.headers.host);
   const url = new URL(req.url ?? "/", base);
   const path = url.pathname.replace(/\/+$/, "") || "/";

@@ -161,7 +161,7 @@ function misplaced(bboxes: Float64Array, from: Crs, to: Crs): void {
 export async function tableFromCompute(
   out: ComputeOutput,
   opts: { columns?: ColumnSpec[]; from: Crs; to: Crs; ballpark?: boolean },
-): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string> } }> {
+): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string>; snapped?: number } }> {
   const batches = await gather(out);
   const arrow = batches.filter(isArrow);
   const from = (arrow[0] && crsOfGeoArrow(arrow[0])) ?? opts.from;
@@ -195,7 +195,9 @@ export async function tableFromCompute(
   batches.length = 0;
   arrow.length = 0;
   const { fields, numRows, others, chunks } = input;
-  let wkb: WkbColumn;
+  let wkb: WkbColumn & { snapped: number };
+  // Lon/lat a float's rounding past the world's edge is put on it (wkb-rewrite.ts), where the storage is lon/lat.
+  const snap = opts.to.geographic;
   try {
     if (chunks.every((d) => d?.valueOffsets instanceof Int32Array) && DataType.isBinary(input.type)) {
       const parts = chunks.map((d) => ({
@@ -210,10 +212,11 @@ export async function tableFromCompute(
           (parts as unknown[])[i] = undefined;
         },
         true,
+        snap,
       );
     } else {
       const { data, offsets } = binaryColumn(makeVector(chunks as Data[]), GEOMETRY_COLUMN);
-      wkb = rewriteWkbColumn(data, offsets, transform);
+      wkb = rewriteWkbColumn(data, offsets, transform, snap);
     }
   } catch (error) {
     if (error instanceof WkbError || (error as Error).name === "GeometryColumnError")
@@ -227,5 +230,8 @@ export async function tableFromCompute(
       name === GEOMETRY_COLUMN
         ? makeVector(makeData({ type: new Binary(), length: numRows, valueOffsets: wkb.offsets, data: wkb.data }))
         : (others[name] as Vector);
-  return { table: new Table(columns), stats: { bboxes: wkb.bboxes, types: wkb.types } };
+  return {
+    table: new Table(columns),
+    stats: { bboxes: wkb.bboxes, types: wkb.types, ...(wkb.snapped ? { snapped: wkb.snapped } : {}) },
+  };
 }

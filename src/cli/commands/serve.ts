@@ -54,6 +54,12 @@ export function registerServe(program: Command): void {
       wholeNumber(0),
       1,
     )
+    .option(
+      "--allowed-host <name>",
+      "a host name clients reach the server by, besides the loopback's and IP addresses (repeat it; * for any, behind a proxy that checks Host): any other name is answered 421, so a page that rebinds its DNS name to this machine reads nothing",
+      (name: string, names: string[]) => [...names, name.trim().toLowerCase()],
+      [] as string[],
+    )
     .option("--quiet", "print nothing but errors")
     .addHelpText("after", HELP)
     .action(
@@ -66,6 +72,7 @@ export function registerServe(program: Command): void {
           maxRead?: number;
           cache?: number;
           recheck: number;
+          allowedHost: string[];
           quiet?: boolean;
         }) => {
           const { store: url, config } = await openReading(opts);
@@ -80,6 +87,8 @@ export function registerServe(program: Command): void {
             maxRead: opts.maxRead ?? DEFAULT_MAX_READ,
             cacheBytes: opts.cache ?? DEFAULT_CACHE,
             recheckMs: opts.recheck * 1000,
+            // The name it was told to listen on is one clients use.
+            allowedHosts: [...opts.allowedHost, opts.host.toLowerCase()],
             // Off the loopback, links name the address the client used (a plain host[:port]), as they reach it.
             base: (host) =>
               !loopback && host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(host)
