@@ -92,6 +92,10 @@ export function encodeGroup(
   const columns: Record<string, Vector> = Object.create(null) as Record<string, Vector>; // a column may be named "__proto__"
   for (const [name, vector] of src.columns) columns[name] = take(vector, rows, plan);
   columns[COVERING_COLUMN] = coveringVector(src.bboxes, plan); // rebuilt from the geometries themselves
-  const bytes = encodeIpcGroup(groupIpc(new Table(columns)), settings); // fresh schema: no input metadata
+  const table = new Table(columns); // fresh schema: no input metadata
+  // "geo" in the Arrow schema too, as GeoPandas writes it: pyarrow reads a file's schema from ARROW:schema, and
+  // without it pq.read_schema, pyarrow.dataset (and pygeoapi's Parquet provider) see no CRS.
+  table.schema.metadata.set("geo", settings.geo);
+  const bytes = encodeIpcGroup(groupIpc(table), settings);
   return native && rows.length > 0 ? { bytes, geo: geoStatsOf(src, plan.src) } : { bytes };
 }

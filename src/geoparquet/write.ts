@@ -23,7 +23,7 @@ export { COVERING_COLUMN };
  * bytes this writer produces change.
  */
 export const WRITER_ID =
-  "georefresh-geoparquet 3 (parquet-wasm 0.8.0, parquet-rs 59, zstd-wasm 0.0.27 level 1, float32 covering split in byte streams)";
+  "georefresh-geoparquet 4 (parquet-wasm 0.8.0, parquet-rs 59, zstd-wasm 0.0.27 level 1, float32 covering split in byte streams, geo in the Arrow schema)";
 
 /** Rows per row group: 64 × 1024, inside the 64k–128k range readers handle best; a multiple of 1024. */
 export const ROW_GROUP_ROWS = 65_536;
