@@ -47,8 +47,11 @@ export type ErrorCode =
   | "Source"
   // an upstream dataset is not promoted yet (exit 75: later)
   | "UpstreamMissing"
-  // a sink's database stayed held by another program (exit 75: later)
+  // a sink's database stayed held by another program, or is down or restarting (exit 75: later)
   | "SinkBusy"
+  | "SinkUnavailable"
+  // a sink's --to that names no place a sink can go (exit 2)
+  | "SinkTarget"
   // the store (store/errors.ts)
   | "NotFound"
   | "AlreadyExists"

@@ -59,6 +59,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   Report: EXIT.failed,
   Changes: EXIT.failed,
   SinkSchema: EXIT.usage,
+  SinkTarget: EXIT.usage,
   SinkRefused: EXIT.failed,
   Refresh: EXIT.failed,
   ComputeOutput: EXIT.failed,
@@ -81,6 +82,7 @@ export const EXIT_CODE: Record<ErrorCode | Outcome, ExitCode> = {
   Unavailable: EXIT.transient,
   LockTimeout: EXIT.transient,
   SinkBusy: EXIT.transient,
+  SinkUnavailable: EXIT.transient,
   // the store as set up
   NotFound: EXIT.store,
   AlreadyExists: EXIT.store,
@@ -101,11 +103,11 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
   2: {
     short: "usage or configuration error, or a local input that cannot be read",
-    long: "usage error, or an input that cannot be read (missing file, object or URL — `run`/`backfill`: a partition whose input does not exist —, not Parquet, truncated, over the decode limit), an invalid key or date; a time that is not a strict ISO 8601 instant with its offset (`--as-of`, `GEOREFRESH_SCHEDULED_TIME`, `GEOREFRESH_JOB_NAME`); an unknown dataset (every command names it and the known ones); a configuration error found when the config loads: a name over 100 characters or with other characters than letters, digits, `_`, `.`, `-`, a `catalog.license` that is not an SPDX id or expression (or `other`), a pin the versions file lacks, a `dataset:` input the config does not name, datasets that read each other's partitions in a cycle, a bad `inputs` setting, a task module without the task",
+    long: "usage error, or an input that cannot be read (missing file, object or URL — `run`/`backfill`: a partition whose input does not exist —, not Parquet, truncated, over the decode limit), an invalid key or date; a time that is not a strict ISO 8601 instant with its offset (`--as-of`, `GEOREFRESH_SCHEDULED_TIME`, `GEOREFRESH_JOB_NAME`); an unknown dataset (every command names it and the known ones); a configuration error found when the config loads: a name over 100 characters or with other characters than letters, digits, `_`, `.`, `-`, a `catalog.license` that is not an SPDX id or expression (or `other`), a pin the versions file lacks, a `dataset:` input the config does not name, datasets that read each other's partitions in a cycle, a bad `inputs` setting, a task module without the task; `sink --to` that is neither a PostgreSQL URL nor a `.gpkg` path, or a schema PostgreSQL cannot take (empty, over 63 bytes, or its own: `pg_*`, `information_schema`)",
   },
   3: {
     short: "the store cannot be used as set up (credentials refused, bucket missing, ignores conditional writes)",
-    long: "the store cannot be used as set up: credentials refused, bucket missing, bad URL, credentials in the endpoint URL, ignores conditional writes, a symlink or special file in the filesystem store (a backfill stops starting partitions at the first such failure); `sink`: the database cannot be reached or refused the login, or the GeoPackage cannot be opened",
+    long: "the store cannot be used as set up: credentials refused, bucket missing, bad URL, credentials in the endpoint URL, ignores conditional writes, a symlink or special file in the filesystem store (a backfill stops starting partitions at the first such failure); `sink`: the database refused the login (or its database is missing), or the GeoPackage cannot be opened",
   },
   4: {
     short: "run/backfill: a partition was superseded (another run promoted first; this one changed nothing)",
@@ -117,7 +119,7 @@ const MEANING: Record<ExitCode, { short: string; long: string }> = {
   },
   75: {
     short: "unreachable store or input, or a partition blocked on an upstream dataset: run again later",
-    long: "the store (or an HTTP input) was unreachable or kept failing (connection refused, timeouts, throttling, 5xx after retries): nothing is wrong with the setup, run again later (EX_TEMPFAIL; a backfill stops starting partitions); or a partition was `blocked` because an upstream dataset's partition is not promoted yet; or `sink`'s GeoPackage stayed locked by another program (an open transaction: a sqlite3 shell, an editor) for 10 minutes",
+    long: "the store (or an HTTP input) was unreachable or kept failing (connection refused, timeouts, throttling, 5xx after retries): nothing is wrong with the setup, run again later (EX_TEMPFAIL; a backfill stops starting partitions); or a partition was `blocked` because an upstream dataset's partition is not promoted yet; or `sink`'s GeoPackage stayed locked by another program (an open transaction: a sqlite3 shell, an editor) for 10 minutes; or `sink`'s PostgreSQL was down, restarting or out of connections (nothing was changed)",
   },
   130: {
     short: "stopped by SIGINT: partitions in flight finished, run again to continue",

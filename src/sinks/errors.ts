@@ -20,3 +20,13 @@ export class SinkConnectError extends GeorefreshError {
 export class SinkBusyError extends GeorefreshError {
   override readonly code: ErrorCode = "SinkBusy";
 }
+
+/** `--to` names no place a sink can go: not a PostgreSQL URL or a .gpkg path, or a schema of PostgreSQL's own (exit 2). */
+export class SinkTargetError extends GeorefreshError {
+  override readonly code: ErrorCode = "SinkTarget";
+}
+
+/** The database is down, restarting or out of connections: nothing was changed; run again (exit 75). */
+export class SinkUnavailableError extends GeorefreshError {
+  override readonly code: ErrorCode = "SinkUnavailable";
+}

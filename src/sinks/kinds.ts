@@ -1,5 +1,5 @@
 import { redact } from "../store/secrets.js";
-import { SinkConnectError } from "./errors.js";
+import { SinkTargetError } from "./errors.js";
 import type { SinkKind } from "./sink.js";
 
 /**
@@ -22,7 +22,7 @@ const KINDS: { name: string; accepts(to: string): boolean; load(): Promise<SinkK
 export async function sinkKindFor(to: string): Promise<SinkKind> {
   const found = KINDS.find((k) => k.accepts(to));
   if (!found)
-    throw new SinkConnectError(
+    throw new SinkTargetError(
       `--to ${JSON.stringify(redact(to))} is neither a PostgreSQL URL (postgresql://host:port/database?schema=name, with the user before the host or in PGUSER) nor a GeoPackage path (ending in .gpkg)`,
     );
   return found.load();

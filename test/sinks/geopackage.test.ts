@@ -143,7 +143,7 @@ describe("sink to a GeoPackage", () => {
 
     // Neither a database URL nor a .gpkg path; a store with nothing promoted: each says what to do.
     const csv = await runCli(["sink", "parcels", "--config", config, "--to", "out.csv"]);
-    expect(csv.code).toBe(3);
+    expect(csv.code).toBe(2); // a usage error: no sink goes there
     expect(csv.stderr).toMatch(
       /--to "out\.csv" is neither a PostgreSQL URL .* nor a GeoPackage path \(ending in \.gpkg\)/,
     );

@@ -65,7 +65,7 @@ describe("georefresh sink in processes", () => {
     expect((await content(s, table)).length).toBe(2 * N);
     expect((await client.query(`SELECT count(*)::int AS n FROM sentinel`)).rows[0].n).toBe(0); // still there
 
-    // A server that is not there: exit 3, saying where (without the password) and what to check.
+    // A server that is not there (down, restarting): exit 75, run again later, saying where (without the password).
     const down = await runCliHere([
       "sink",
       "parcels",
@@ -75,10 +75,12 @@ describe("georefresh sink in processes", () => {
       "postgresql://me:hunter2@127.0.0.1:1/db",
       "--json",
     ]);
-    expect(down.code).toBe(3);
+    expect(down.code).toBe(75);
     const body = JSON.parse(down.stdout) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe("SinkConnect");
-    expect(body.error.message).toMatch(/cannot connect to postgresql:\/\/\*\*\*@127\.0\.0\.1:1\/db: .*PGPASSWORD/);
+    expect(body.error.code).toBe("SinkUnavailable");
+    expect(body.error.message).toMatch(
+      /cannot connect to postgresql:\/\/\*\*\*@127\.0\.0\.1:1\/db: .*ECONNREFUSED.*nothing was changed, run again once it answers/,
+    );
     expect(`${down.stdout}${down.stderr}`).not.toContain("hunter2");
     await client.query("DROP TABLE sentinel");
   }, 60_000);

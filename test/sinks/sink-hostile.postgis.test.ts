@@ -1,7 +1,7 @@
 /**
  * Sinks under a careless or hostile hand, against the real server and real files: a feed's column names that are
  * SQL reach both databases as names; a PostgreSQL that goes away mid-transaction leaves the table as it was and
- * says so (exit 3); a person's ALTER TABLE between two sinks (a column dropped or renamed, the unique index
+ * says so (exit 75: run again); a person's ALTER TABLE between two sinks (a column dropped or renamed, the unique index
  * dropped) is refused with what changed; PostgreSQL's own schemas are refused; a GeoPackage path that is a
  * symlink, a directory, a device or a pipe is refused and left as it was; no password is printed, --json included.
  */
@@ -111,7 +111,7 @@ describe("sinks under a hostile hand", () => {
     expect((await client.query("SELECT to_regclass('sentinel') IS NOT NULL AS e")).rows[0].e).toBe(true);
   }, 60_000);
 
-  it("a PostgreSQL that goes away mid-transaction leaves the table as it was: exit 3, and the re-run completes", async () => {
+  it("a PostgreSQL that goes away mid-transaction leaves the table as it was: exit 75, and the re-run completes", async () => {
     const s = schema("away");
     const first = await runCli(sink(s));
     expect(first.code, first.stderr).toBe(0);
@@ -145,7 +145,7 @@ describe("sinks under a hostile hand", () => {
       const code = await exited;
       if (code === 0) continue; // it finished first: nothing to cut
       terminated++;
-      expect(code, err).toBe(3);
+      expect(code, err).toBe(75);
       expect(err).toMatch(
         /the connection to postgresql:\/\/\*\*\*@.* was lost during the sink.s transaction \(.*\); nothing of this run was committed .*; run the sink again/,
       );
@@ -212,22 +212,22 @@ describe("sinks under a hostile hand", () => {
           .map((a) => a.replace("://georefresh@", "://georefresh:hunter2@"))
           .concat("--json"),
       );
-      expect(r.code).toBe(3);
+      expect(r.code).toBe(2); // the command's mistake: no database was asked
       expect(JSON.parse(r.stdout).error.message).toContain(
         `the schema ${JSON.stringify(own)}, which is PostgreSQL's own`,
       );
       expect(r.stdout + r.stderr).not.toContain("hunter2");
     }
-    for (const bad of [
-      "postgresql://u:hunter2@127.0.0.1:notaport/db",
-      "postgresql://u:hunter2@[::1/db",
-      "postgres://u:hunter2@127.0.0.1:1/db?schema=x",
-    ]) {
+    for (const [bad, exit, code] of [
+      ["postgresql://u:hunter2@127.0.0.1:notaport/db", 2, "SinkTarget"],
+      ["postgresql://u:hunter2@[::1/db", 2, "SinkTarget"],
+      ["postgres://u:hunter2@127.0.0.1:1/db?schema=x", 75, "SinkUnavailable"],
+    ] as const) {
       const r = await runCliHere(["sink", "parcels", "--config", config, "--to", bad, "--json"], {
         PGPASSWORD: "sekrit2",
       });
-      expect(r.code, bad).toBe(3);
-      expect(JSON.parse(r.stdout).error.code).toBe("SinkConnect");
+      expect(r.code, bad).toBe(exit);
+      expect(JSON.parse(r.stdout).error.code).toBe(code);
       expect(r.stdout + r.stderr).not.toMatch(/hunter2|sekrit2/);
     }
   }, 60_000);
@@ -253,4 +253,54 @@ describe("sinks under a hostile hand", () => {
     }
     expect(readFileSync(real).equals(bytes)).toBe(true);
   }, 60_000);
+
+  it("a --to that names no place a sink can go is exit 2 before any database is asked, and the process ends", async () => {
+    for (const [schema, what] of [
+      ["", /the schema "", which PostgreSQL cannot take as it is: give a name of 1 to 63 bytes/],
+      ["s".repeat(70), /the schema "s{70}" \(70 bytes\), which PostgreSQL cannot take/],
+      ["pg_temp", /the schema "pg_temp", which is PostgreSQL's own/],
+    ] as const) {
+      // A process of its own: one that kept its connection open after refusing would never end (the test's timeout).
+      const r = await runCli(["sink", "parcels", "--config", config, "--to", `${url()}?schema=${schema}`]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(what);
+    }
+    const sqlite = await runCli(["sink", "parcels", "--config", config, "--to", join(dir, "x.sqlite")]);
+    expect(sqlite.code).toBe(2);
+  }, 60_000);
+
+  it("a same-named table another program made is refused, saying so, and left as it was", async () => {
+    const s = schema("foreign");
+    await client.query(`CREATE SCHEMA ${quoteIdent(s)}`);
+    await client.query(`CREATE TABLE ${quoteIdent(s)}.parcels (gid serial PRIMARY KEY, name text)`);
+    await client.query(`INSERT INTO ${quoteIdent(s)}.parcels (name) VALUES ('theirs')`);
+    const pgRun = await runCliHere(sink(s));
+    expect(pgRun.code, pgRun.stderr).toBe(1);
+    expect(pgRun.stderr).toMatch(
+      /table "foreign_\d+"\."parcels" exists but is not a georefresh sink table \(it has no region, valid_from, artifact_key, artifact_sha256, sink_run: another program made it\); nothing was changed: sink into another table \(--table NAME/,
+    );
+    const after = await client.query(`SELECT * FROM ${quoteIdent(s)}.parcels`);
+    expect(after.rows).toEqual([{ gid: 1, name: "theirs" }]);
+    const into = await runCliHere([...sink(s), "--table", "parcels_sink"]);
+    expect(into.code, into.stderr).toBe(0);
+
+    // The same in a GeoPackage GDAL made, with a layer of that name.
+    const feed = join(dir, "theirs.geojson");
+    writeFileSync(
+      feed,
+      JSON.stringify({
+        type: "FeatureCollection",
+        features: [
+          { type: "Feature", properties: { name: "theirs" }, geometry: { type: "Point", coordinates: [1, 2] } },
+        ],
+      }),
+    );
+    const gpkg = join(dir, "theirs.gpkg");
+    execFileSync("ogr2ogr", ["-f", "GPKG", gpkg, feed, "-nln", "parcels"]);
+    const before = readFileSync(gpkg);
+    const gpkgRun = await runCliHere(["sink", "parcels", "--config", config, "--to", gpkg]);
+    expect(gpkgRun.code, gpkgRun.stderr).toBe(1);
+    expect(gpkgRun.stderr).toMatch(/table "parcels" exists but is not a georefresh sink table/);
+    expect(readFileSync(gpkg).equals(before)).toBe(true);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { SinkRefusedError, SinkSchemaError } from "../errors.js";
 import type { PartitionBatch } from "../partition-rows.js";
 import type { AppliedPartition } from "../plan.js";
-import { SINK_COLUMNS, sridOf, STATE_TABLE } from "../sink-table.js";
+import { foreignTable, SINK_COLUMNS, sridOf, STATE_TABLE } from "../sink-table.js";
 import type { BulkLoad, RowBatches, SinkDialect, SinkTableShape } from "../sink.js";
 import { quoteName } from "../sql-names.js";
 import { columnsToAdd } from "../table-columns.js";
@@ -144,6 +144,8 @@ export class GeopackageDialect implements SinkDialect {
     }[];
     if (existing.length === 0) return this.create(shape);
     const types = new Map(existing.map((r) => [r.name, r.type]));
+    const foreign = foreignTable(`table ${this.table}`, new Set(types.keys()));
+    if (foreign) throw foreign;
     const z = this.db
       .prepare(`SELECT z, srs_id FROM gpkg_geometry_columns WHERE table_name = ? AND column_name = 'geom'`)
       .get(this.name) as { z: number; srs_id: number } | undefined;

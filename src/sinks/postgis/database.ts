@@ -1,9 +1,9 @@
 import pg from "pg";
-import { SinkConnectError } from "../errors.js";
+import { SinkConnectError, SinkTargetError, SinkUnavailableError } from "../errors.js";
 import type { AppliedPartition } from "../plan.js";
 import { STATE_TABLE } from "../sink-table.js";
 import type { SinkDatabase, SinkDialect, SinkKind } from "../sink.js";
-import { quoteIdent } from "../sql-names.js";
+import { MAX_IDENTIFIER_BYTES, quoteIdent } from "../sql-names.js";
 import { PostgisDialect } from "./dialect.js";
 import { stateStatement } from "./table.js";
 
@@ -21,6 +21,11 @@ export const postgisSink: SinkKind = {
       await client.connect();
     } catch (error) {
       await client.end().catch(() => undefined);
+      // A server that is down, restarting or full is the weather, not the setup: run again (exit 75).
+      if (TRANSIENT.has(codeOf(error) ?? ""))
+        throw new SinkUnavailableError(
+          `cannot connect to ${where}: ${(error as Error).message}; the database is down, starting up or out of connections: nothing was changed, run again once it answers`,
+        );
       throw new SinkConnectError(`cannot connect to ${where}: ${connectProblem(error)}`);
     }
     const session = new PostgisSession(client, schema, where, hooks?.onWait);
@@ -54,15 +59,21 @@ export function parsePostgresUrl(to: string): { connectionString: string; schema
   try {
     url = new URL(to);
   } catch {
-    throw new SinkConnectError(
+    throw new SinkTargetError(
       `--to is not a PostgreSQL URL: write postgresql://user@host:port/database?schema=name (the password from PGPASSWORD or ~/.pgpass)`,
     );
   }
   const schema = url.searchParams.get("schema") ?? "public";
   url.searchParams.delete("schema");
-  // PostgreSQL's own schemas (pg_catalog, pg_toast, information_schema): never a place for a dataset.
+  // Checked before connecting: a name PostgreSQL would cut or cannot take is the command's mistake.
+  const bytes = new TextEncoder().encode(schema).length;
+  if (bytes === 0 || bytes > MAX_IDENTIFIER_BYTES || schema.includes("\0"))
+    throw new SinkTargetError(
+      `--to names the schema ${JSON.stringify(schema.slice(0, 80))}${bytes ? ` (${bytes} bytes)` : ""}, which PostgreSQL cannot take as it is: give a name of 1 to ${MAX_IDENTIFIER_BYTES} bytes (?schema=name), or leave ?schema= out for public`,
+    );
+  // PostgreSQL's own schemas (pg_catalog, pg_toast, pg_temp, information_schema): never a place for a dataset.
   if (/^pg_/i.test(schema) || schema.toLowerCase() === "information_schema")
-    throw new SinkConnectError(
+    throw new SinkTargetError(
       `--to names the schema ${JSON.stringify(schema)}, which is PostgreSQL's own: give a schema of yours (?schema=name)`,
     );
   const connectionString = url.toString();
@@ -72,6 +83,23 @@ export function parsePostgresUrl(to: string): { connectionString: string; schema
   if (schema !== "public") shown.searchParams.set("schema", schema);
   return { connectionString, schema, where: shown.toString() };
 }
+
+/**
+ * Connection failures that pass: refused or unreachable (down, restarting), a server still starting or shutting
+ * down (57P03, 57P01), out of connections (53300).
+ */
+const TRANSIENT = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
 
 const ERR = { undefinedTable: "42P01", uniqueViolation: "23505", duplicateTable: "42P07", duplicateSchema: "42P06" };
 const codeOf = (error: unknown) => (error as { code?: string }).code;
@@ -141,7 +169,7 @@ class PostgisSession implements SinkDatabase {
     return result;
   }
 
-  /** A lost connection said as one (exit 3, what happened to the transaction), any other error as it is. */
+  /** A lost connection said as one (exit 75: a restarting database is retried, and what happened to the transaction), any other error as it is. */
   private lostOr(error: unknown, outcome: string): unknown {
     const code = codeOf(error);
     const gone =
@@ -150,7 +178,7 @@ class PostgisSession implements SinkDatabase {
       /Connection terminated|not queryable|ECONNRESET|EPIPE/.test(String((error as Error)?.message));
     if (!gone) return error;
     const reason = (this.lost ?? (error as Error)).message;
-    return new SinkConnectError(
+    return new SinkUnavailableError(
       `the connection to ${this.where} was lost during the sink's transaction (${reason}); ${outcome}; run the sink again: it applies what is not applied yet`,
     );
   }

@@ -4,7 +4,7 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { SinkRefusedError } from "../errors.js";
 import type { AppliedPartition } from "../plan.js";
-import { sridOf } from "../sink-table.js";
+import { foreignTable, sridOf } from "../sink-table.js";
 import type { BulkLoad, RowBatches, SinkDialect, SinkHistory, SinkTableShape } from "../sink.js";
 import { quoteIdent } from "../sql-names.js";
 import { columnsToAdd } from "../table-columns.js";
@@ -165,6 +165,8 @@ export class PostgisDialect implements SinkDialect {
       return;
     }
     const types = new Map(existing.rows.map((r) => [r.name as string, r.type as string]));
+    const foreign = foreignTable(this.where(), new Set(types.keys()));
+    if (foreign) throw foreign;
     // The columns earlier sinks made, as they left them: one gone since was dropped or renamed by someone, and
     // re-adding it would leave its unchanged rows NULL while the artifacts have values.
     const comment = (await this.client.query(`SELECT obj_description(to_regclass($1), 'pg_class') AS c`, [this.table]))
