@@ -20,7 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCliHere, spawnCli } from "../helpers/cli.js";
+import { runCli, runCliHere, spawnCli } from "../helpers/cli.js";
 import { backfillSource, sourceConfig, writeCorpus } from "../helpers/source-corpus.js";
 
 let dir: string;
@@ -125,6 +125,37 @@ c.commit()`,
     );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a FlatGeobuf header claiming an index over zero features ends (it spun forever): zero rows", async () => {
+    // GDAL's own zero-feature file, its index node size set to 16: the R-tree size of 0 features never converges.
+    const file = join(dir, "weld", "zero-indexed.fgb");
+    execFileSync("ogr2ogr", ["-f", "FlatGeobuf", file, join(dir, "weld", "parcels.geojson"), "-where", "1 = 0"]);
+    python(
+      `import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+table = 12 + struct.unpack_from("<I", b, 12)[0]
+vtable = table - struct.unpack_from("<i", b, table)[0]
+at = struct.unpack_from("<H", b, vtable + 4 + 2 * 9)[0]  # Header field 9: index_node_size, written as 0
+assert at, "GDAL wrote no index_node_size"
+struct.pack_into("<H", b, table + at, 16)
+open(sys.argv[1], "wb").write(b)`,
+      file,
+    );
+    // Its own process: a reader that spins would never give the test's thread back.
+    const r = await runCli([
+      "backfill",
+      "--config",
+      configFor("zero-indexed", { url: "./{region}/zero-indexed.fgb" }),
+      "--dataset",
+      "zero-indexed",
+      "--from",
+      "2026-01-01",
+      "--to",
+      "2026-01-31",
+    ]);
+    expect(r.stdout + r.stderr).toMatch(/0 rows, fewer than the minimum 1/);
+    expect(r.code).toBe(1);
+  }, 60_000);
 
   it("a zip entry that is a symbolic link is refused, never followed", async () => {
     refused(
