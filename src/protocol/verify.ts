@@ -12,6 +12,7 @@ import type { ManifestEntry } from "../manifest/types.js";
 import { inspectArtifact } from "./artifact.js";
 import type { ArtifactFacts } from "./artifact.js";
 import type { Produced } from "./produce.js";
+import { redact } from "../store/secrets.js";
 import { RefreshError } from "./refresh-types.js";
 import type { RunContext } from "./refresh-types.js";
 
@@ -52,9 +53,16 @@ export async function verify(
       `${produced.where} reads back as other bytes (sha256 ${facts.sha256.slice(0, 12)}) than were written (${staged.sha256.slice(0, 12)}): the store is corrupting data`,
     );
   if (facts.problems.length) {
+    // A source's file is named, so a refusal says where the rows came from (rows are the artifact's, in its
+    // spatial order).
+    const source = plan.inputs.source;
+    const from =
+      source && !source.absent
+        ? ` (read from ${redact(source.uri)}; rows counted in the artifact's spatial order)`
+        : "";
     const what = produced.reused
       ? `existing artifact ${produced.where} fails validation`
-      : `validation failed for ${partition.dataset} ${partition.region} ${partition.date}`;
+      : `validation failed for ${partition.dataset} ${partition.region} ${partition.date}${from}`;
     throw new RefreshError(`${what}: ${facts.problems.join("; ")}`, "invalid");
   }
   const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };

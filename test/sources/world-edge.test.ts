@@ -103,5 +103,9 @@ describe("coordinates a hair past the world's edge", () => {
     const r = await backfill("beyond");
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/coordinate \(180\.001 60\) is outside lon\/lat \[-180,180\]/);
+    // The refusal names the file the rows were read from.
+    expect(r.stdout + r.stderr).toMatch(
+      /validation failed for beyond world 2026-01-01 \(read from \S*world\/beyond\.geojson;/,
+    );
   });
 });
