@@ -106,7 +106,7 @@ export async function writeGeoParquetTo(
   input: Table,
   sink: ByteSink,
   options: WriteOptions,
-): Promise<Omit<WriteResult, "bytes"> & { size: number }> {
+): Promise<Omit<WriteResult, "bytes"> & { size: number; order: ArrayLike<number> }> {
   const geometryColumn = options.geometryColumn ?? "geometry";
   const rowGroupRows = options.rowGroupRows ?? ROW_GROUP_ROWS;
   if (rowGroupRows % 1024 !== 0)
@@ -210,5 +210,5 @@ export async function writeGeoParquetTo(
       native ? (metadata) => annotateGeometry(metadata, { column: geometryColumn, crs, groups: geoStats }) : undefined,
     ),
   );
-  return { size, rows: input.numRows, bbox, geometryTypes, geo };
+  return { size, rows: input.numRows, bbox, geometryTypes, geo, order };
 }

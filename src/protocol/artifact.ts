@@ -36,6 +36,8 @@ export interface InspectOptions {
   chunkBytes: number;
   /** The natural key: also digest every row (one pass serves both). */
   key?: readonly string[];
+  /** How a refusal names a row: as the file it was read from counts its features, when known. */
+  rowName?: (row: number) => string;
 }
 
 /** The covering's four leaves as plain arrays, with its validity bitmap (null rows have no box). */
@@ -61,6 +63,8 @@ class RowChecks {
   constructor(
     private readonly crs: Crs,
     private readonly validator: GeometryValidator,
+    /** A row as its file names it (produce.ts), else "row N" of the artifact. */
+    private readonly rowName: (row: number) => string = (row) => `row ${row}`,
   ) {}
 
   async group(table: Table, firstRow: number, geometry: string, covering: string | undefined): Promise<void> {
@@ -72,7 +76,7 @@ class RowChecks {
     const issues = await this.validator.validate(wkb.data, wkb.offsets, this.crs);
     for (const issue of issues) {
       if (this.invalid++ < 10)
-        this.problems.push(`row ${firstRow + issue.row}: ${issue.reason.replace(/^row \d+: /, "")}`);
+        this.problems.push(`${this.rowName(firstRow + issue.row)}: ${issue.reason.replace(/^row \d+: /, "")}`);
     }
     if (issues.length) return;
     const { bboxes, types } = rewriteWkbColumn(wkb.data, wkb.offsets); // extents and types without objects
@@ -97,7 +101,7 @@ class RowChecks {
           (c.xmax[i] as number) >= x1 &&
           (c.ymax[i] as number) >= y1;
         if (!contains && this.invalid++ < 10)
-          this.problems.push(`row ${firstRow + i}: its bbox covering does not contain the geometry`);
+          this.problems.push(`${this.rowName(firstRow + i)}: its bbox covering does not contain the geometry`);
       }
     }
   }
@@ -134,7 +138,7 @@ export async function inspectArtifact(
   }
   if (crs && crs.id !== storageCrs.id) problems.push(`CRS is ${crs.id}, expected the storage CRS ${storageCrs.id}`);
   const covering = column.covering?.bbox?.xmin?.[0];
-  const checks = new RowChecks(storageCrs, validator);
+  const checks = new RowChecks(storageCrs, validator, options.rowName);
   let columns: ArtifactFacts["columns"] = [];
   const key = options.key;
   if (key?.includes(file.geo.primary_column))

@@ -35,6 +35,8 @@ export interface Produced {
   reused: boolean;
   /** Coordinates compute's rows had a float's rounding past the world's edge, put on it (geo/wkb-rewrite.ts). */
   snapped?: number;
+  /** An artifact row as the file it was read from names it (its feature number there), when that is known. */
+  rowName?: (row: number) => string;
   /** Where the bytes are read back from, as the store names it. */
   where: string;
   budget: MemoryBudget;
@@ -89,7 +91,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const reused = await stageExisting(store, plan.aKey, budget, stage);
     if (reused)
       return { plan, staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget, dispose };
-    const { staged, snapped } = await compute(plan, stage);
+    const { staged, snapped, rowName } = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
     await timed("write aside", plan.options.partition, () =>
@@ -105,6 +107,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
       budget,
       dispose,
       ...(snapped ? { snapped } : {}),
+      ...(rowName ? { rowName } : {}),
     };
   } catch (error) {
     await dispose();
@@ -139,7 +142,7 @@ async function mergedWithBase(plan: RunPlan, delta: Table): Promise<Table> {
 async function compute(
   plan: RunPlan,
   stage: () => StagedArtifact,
-): Promise<{ staged: StagedArtifact; snapped?: number }> {
+): Promise<{ staged: StagedArtifact; snapped?: number; rowName?: (row: number) => string }> {
   const { store, task, partition, signal, encodeThreads } = plan.options;
   const declared = (name: string) => {
     const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
@@ -170,7 +173,7 @@ async function compute(
       ballpark: task.datumShift === "ballpark",
     }),
   );
-  const { table, stats } = await output.catch((error: unknown) => {
+  const { table, stats, origins } = await output.catch((error: unknown) => {
     if (error instanceof ComputeOutputError)
       throw new RefreshError(
         `${task.name} for ${partition.region} ${partition.date}: ${error.message}; nothing was published`,
@@ -180,7 +183,7 @@ async function compute(
   });
   const merged = task.payload === "partial" ? await mergedWithBase(plan, table) : undefined;
   const staged = stage();
-  await timed("sort, encode", partition, () =>
+  const written = await timed("sort, encode", partition, () =>
     writeGeoParquetTo(merged ?? table, staged, {
       crs: plan.storage,
       idColumn: task.key ?? task.idColumn,
@@ -190,5 +193,13 @@ async function compute(
       keyValue: { ...droppedMetadata(dropped), ...snappedMetadata(stats.snapped) },
     }),
   );
-  return { staged: await staged.end(), ...(stats.snapped ? { snapped: stats.snapped } : {}) };
+  // The writer's spatial order maps an artifact row back to compute's row, and so to the file's feature.
+  const { order } = written;
+  const rowName =
+    origins && !merged ? (row: number) => `feature ${origins[order[row] as number]} (artifact row ${row})` : undefined;
+  return {
+    staged: await staged.end(),
+    ...(stats.snapped ? { snapped: stats.snapped } : {}),
+    ...(rowName ? { rowName } : {}),
+  };
 }

@@ -41,6 +41,7 @@ export async function verify(
   const facts = await inspectArtifact(produced.source, produced.where, plan.storage, validator, {
     chunkBytes: produced.budget.partBytes,
     key: task.key,
+    ...(produced.rowName ? { rowName: produced.rowName } : {}),
   });
   if (facts.digests && task.key)
     facts.problems.push(
@@ -53,13 +54,13 @@ export async function verify(
       `${produced.where} reads back as other bytes (sha256 ${facts.sha256.slice(0, 12)}) than were written (${staged.sha256.slice(0, 12)}): the store is corrupting data`,
     );
   if (facts.problems.length) {
-    // A source's file is named, so a refusal says where the rows came from (rows are the artifact's, in its
-    // spatial order).
+    // A source's file is named, so a refusal says where the rows came from, and its features as OGR numbers them
+    // where the reader said (else rows are the artifact's, in its spatial order).
     const source = plan.inputs.source;
-    const from =
-      source && !source.absent
-        ? ` (read from ${redact(source.uri)}; rows counted in the artifact's spatial order)`
-        : "";
+    const order = produced.rowName
+      ? "features numbered as OGR counts them (FIDs)"
+      : "rows counted in the artifact's spatial order";
+    const from = source && !source.absent ? ` (read from ${redact(source.uri)}; ${order})` : "";
     const what = produced.reused
       ? `existing artifact ${produced.where} fails validation`
       : `validation failed for ${partition.dataset} ${partition.region} ${partition.date}${from}`;

@@ -1,3 +1,4 @@
+import { setRowOrigins } from "../task/row-origins.js";
 import { isUtf8 } from "node:buffer";
 import { Binary, Bool, Field, Float64, Int32, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
 import type { Data, DataType } from "apache-arrow";
@@ -54,6 +55,7 @@ export class BatchBuilder {
   private readonly bySource = new Map<string, OutColumn>();
   private geometries: (Geometry | Uint8Array | null)[] = [];
   private rows = 0;
+  private fids: number[] = [];
   /** Rows already flushed, for messages naming a row. */
   private before = 0;
   private readonly seen = new Set<string>();
@@ -152,16 +154,23 @@ export class BatchBuilder {
   }
 
   /** One row: its geometry and its values by file field index (only kept ones are asked for). */
-  add(geometry: Geometry | Uint8Array | null, value: (field: number) => unknown): void {
+  /** One row; `fid` is the feature's number as OGR counts it in the file (row-origins.ts). */
+  add(geometry: Geometry | Uint8Array | null, value: (field: number) => unknown, fid?: number): void {
     this.geometries.push(geometry);
+    if (fid !== undefined) this.fids.push(fid);
     const row = this.rows;
     for (const c of this.out) this.put(c, value(c.from), row);
     this.rows++;
   }
 
   /** One row whose values come by name (GeoJSON's properties): a name not seen before is a new column. */
-  addObject(geometry: Geometry | Uint8Array | null, properties: Record<string, unknown> | null | undefined): void {
+  addObject(
+    geometry: Geometry | Uint8Array | null,
+    properties: Record<string, unknown> | null | undefined,
+    fid?: number,
+  ): void {
     this.geometries.push(geometry);
+    if (fid !== undefined) this.fids.push(fid);
     const row = this.rows;
     for (const name of properties ? Object.keys(properties) : [])
       if (!this.bySource.has(name) && !this.seen.has(name)) this.addField({ name }, -1);
@@ -200,6 +209,8 @@ export class BatchBuilder {
     const schema = new Schema(fields);
     const batch = new RecordBatch(schema, makeData({ type: new Struct(fields), length: this.rows, children }));
     this.before += this.rows;
+    if (this.fids.length === this.rows) setRowOrigins(batch, Float64Array.from(this.fids));
+    this.fids = [];
     this.rows = 0;
     return batch;
   }

@@ -48,6 +48,7 @@ export const csvFormat: SourceFormat = {
         let geometry: GeometryColumns | undefined;
         let builder: BatchBuilder | undefined;
         let line = 1;
+        let fid = 0;
         try {
           for await (const { record, info } of rows) {
             line = info.lines;
@@ -66,10 +67,12 @@ export const csvFormat: SourceFormat = {
               continue;
             }
             const b = builder as BatchBuilder;
+            fid++;
             b.add(
               rowGeometry(record, geometry as GeometryColumns, () => `${file.name}, line ${line}`),
               // A line break inside a quoted value is "\n", as OGR reads it, whatever the file's line ends are.
               (i) => record[i]?.replaceAll("\r\n", "\n"),
+              fid, // OGR's CSV FIDs count records from 1
             );
             if (b.full) yield b.flush() as never;
           }

@@ -168,7 +168,7 @@ export const flatgeobufFormat: SourceFormat = {
             throw corrupt(file.name, error, row);
           }
           row++;
-          builder.add(geometry, valueOf);
+          builder.add(geometry, valueOf, row - 1);
           if (builder.full) yield builder.flush() as never;
         }
         const last = builder.flush();

@@ -71,7 +71,7 @@ function walk(g: Geometry, f: (p: number[]) => number[]): Geometry {
 export function featureRow(
   value: { geometry?: unknown; properties?: unknown; id?: unknown },
   where: () => string,
-): { geometry: Geometry | null; properties: Record<string, unknown> | null } {
+): { geometry: Geometry | null; properties: Record<string, unknown> | null; fid?: number } {
   const geometry = geojsonGeometry(value.geometry, where);
   let properties = value.properties as Record<string, unknown> | null;
   const id = value.id;
@@ -81,7 +81,8 @@ export function featureRow(
   ) {
     properties = { id, ...(properties ?? {}) };
   }
-  return { geometry, properties };
+  // OGR takes an integer id as the feature's FID.
+  return { geometry, properties, ...(typeof id === "number" && Number.isSafeInteger(id) ? { fid: id } : {}) };
 }
 
 function positions(c: unknown, depth: number): boolean | "not finite" {

@@ -66,7 +66,7 @@ export const geojsonFormat: SourceFormat = {
             row++;
             const at = row;
             const f = featureRow(v, () => `${file.name}, feature ${at}`);
-            builder.addObject(f.geometry, f.properties);
+            builder.addObject(f.geometry, f.properties, f.fid ?? at - 1);
             if (builder.full) yield builder.flush() as never;
           }
         } catch (error) {
@@ -79,7 +79,7 @@ export const geojsonFormat: SourceFormat = {
           // RFC 7946 lets a GeoJSON text be one Feature or one Geometry: OGR reads it as a layer of one feature.
           const whole = await oneObject(file);
           const f = featureRow(type === "Feature" ? whole : { geometry: whole }, () => `${file.name}, its ${type}`);
-          builder.addObject(f.geometry, f.properties);
+          builder.addObject(f.geometry, f.properties, f.fid ?? 0);
         } else if (type !== "FeatureCollection")
           throw new SourceError(
             `${file.name} is not a GeoJSON FeatureCollection (its "type" is ${JSON.stringify(type)}); check "format"`,

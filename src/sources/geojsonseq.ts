@@ -18,6 +18,7 @@ export const geojsonSeqFormat: SourceFormat = {
         const builder = new BatchBuilder([], options.columns, file.name, undefined, true);
         const lines = createInterface({ input: createReadStream(file.path), crlfDelay: Infinity });
         let line = 0;
+        let features = 0;
         for await (const raw of lines) {
           line++;
           const text = raw.replace(/^\x1e/, "").trim();
@@ -40,7 +41,8 @@ export const geojsonSeqFormat: SourceFormat = {
             );
           const at = line;
           const f = featureRow(value, () => `${file.name}, line ${at}`);
-          builder.addObject(f.geometry, f.properties);
+          const position = features++;
+          builder.addObject(f.geometry, f.properties, f.fid ?? position);
           if (builder.full) yield builder.flush() as never;
         }
         builder.checkSelected();

@@ -147,6 +147,7 @@ export const gpkgFormat: SourceFormat = {
               builder.add(
                 blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, feature ${String(fid)}`),
                 (i) => values[i],
+                Number(fid),
               );
               if (builder.full) yield builder.flush() as never;
             }

@@ -188,7 +188,7 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
           } catch (error) {
             throw new SourceError(`${where}, record ${record}: ${(error as Error).message}; the Shapefile is damaged`);
           }
-          builder.add(geometry, (i) => dbfValue(row, fields[i] as (typeof fields)[number], text));
+          builder.add(geometry, (i) => dbfValue(row, fields[i] as (typeof fields)[number], text), record - 1);
           if (builder.full) {
             yield builder.flush() as never;
             slabAt = 0;

@@ -1,3 +1,4 @@
+import { rowOrigins, setRowOrigins } from "../task/row-origins.js";
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import type { RecordBatch } from "apache-arrow";
@@ -97,6 +98,17 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
             );
         const { definition } = sourceCrs(opened, spec.crs, name);
         const table = unifyBatches(batches, definition, name);
+        // Each row's feature number in the file, when the reader said it for every row (row-origins.ts).
+        const fids = batches.map((b) => rowOrigins(b));
+        if (fids.every((f) => f !== undefined)) {
+          const all = new Float64Array(rows);
+          let at = 0;
+          for (const f of fids as Float64Array[]) {
+            all.set(f, at);
+            at += f.length;
+          }
+          setRowOrigins(table, all);
+        }
         const names = table.schema.fields.map((f) => f.name).filter((n) => n !== "geometry");
         const missing = (spec.key ?? []).filter((k) => !names.includes(k));
         if (missing.length)

@@ -1,3 +1,4 @@
+import { rowOrigins } from "./row-origins.js";
 import { Binary, DataType, makeData, makeVector, Table } from "apache-arrow";
 import type { Data, RecordBatch, Vector } from "apache-arrow";
 import type { Crs } from "../geo/crs.js";
@@ -161,9 +162,15 @@ function misplaced(bboxes: Float64Array, from: Crs, to: Crs): void {
 export async function tableFromCompute(
   out: ComputeOutput,
   opts: { columns?: ColumnSpec[]; from: Crs; to: Crs; ballpark?: boolean },
-): Promise<{ table: Table; stats: { bboxes: Float64Array; types: Set<string>; snapped?: number } }> {
+): Promise<{
+  table: Table;
+  stats: { bboxes: Float64Array; types: Set<string>; snapped?: number };
+  /** Each row's feature number in the file it was read from, when its reader said (row-origins.ts). */
+  origins?: Float64Array;
+}> {
   const batches = await gather(out);
   const arrow = batches.filter(isArrow);
+  const origins = arrow.length === 1 ? rowOrigins(arrow[0] as object) : undefined;
   const from = (arrow[0] && crsOfGeoArrow(arrow[0])) ?? opts.from;
   const transform = sameCrs(from, opts.to) ? undefined : transformer(from, opts.to, { ballpark: opts.ballpark });
   if (arrow.length > 0 && arrow.length < batches.length)
@@ -233,5 +240,6 @@ export async function tableFromCompute(
   return {
     table: new Table(columns),
     stats: { bboxes: wkb.bboxes, types: wkb.types, ...(wkb.snapped ? { snapped: wkb.snapped } : {}) },
+    ...(origins && origins.length === numRows ? { origins } : {}),
   };
 }
