@@ -131,7 +131,7 @@ export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIss
       lastError.message = "";
       const geom = geos.GEOSGeomFromWKB_buf(buf, bytes.byteLength);
       if (!geom) {
-        issues.push({ row, kind: "invalid", reason: lastError.message || "GEOS could not build the geometry" });
+        issues.push({ row, kind: "invalid", reason: plainGeosError(lastError.message) });
         continue;
       }
       const reasonPtr = geos.GEOSisValidReason(geom) as unknown as number;
@@ -144,4 +144,20 @@ export async function validateChunk(chunk: ValidationChunk): Promise<GeometryIss
     if (mod) mod._free(buf);
   }
   return issues;
+}
+
+/**
+ * GEOS's construction errors in a user's words: GEOS is a port of Java's JTS and says "IllegalArgumentException:
+ * Points of LinearRing do not form a closed linestring"; a user needs what is wrong with the feature and what to do.
+ */
+export function plainGeosError(message: string): string {
+  if (!message) return "GEOS could not build the geometry";
+  if (/Points of LinearRing do not form a closed linestring/i.test(message))
+    return "a ring is not closed (its last point is not its first): close each ring, as GeoJSON and WKB require";
+  const ring = /Invalid number of points in LinearRing found (\d+)/i.exec(message);
+  if (ring) return `a ring has ${ring[1]} points: a closed ring needs at least 4 (its first point repeated last)`;
+  const line = /Invalid number of points in LineString found (\d+)/i.exec(message);
+  if (line) return `a line has ${line[1]} point${line[1] === "1" ? "" : "s"}: a line needs at least 2`;
+  if (/point array must contain 0 or >1 elements/i.test(message)) return "a line has 1 point: a line needs at least 2";
+  return message.replace(/^\w*Exception:\s*/, "").trim();
 }

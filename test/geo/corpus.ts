@@ -136,7 +136,8 @@ export const INVALID: { name: string; geometry: Geometry; kind: string; reason: 
       ],
     },
     kind: "invalid",
-    reason: /closed linestring/,
+    // Said in a user's words, not GEOS's (a JTS port's "IllegalArgumentException: … closed linestring").
+    reason: /^a ring is not closed \(its last point is not its first\): close each ring/,
   },
   {
     name: "ring with too few points",
@@ -151,7 +152,13 @@ export const INVALID: { name: string; geometry: Geometry; kind: string; reason: 
       ],
     },
     kind: "invalid",
-    reason: /Invalid number of points in LinearRing|Too few points/,
+    reason: /^a ring has 3 points: a closed ring needs at least 4|Too few points/,
+  },
+  {
+    name: "line of one point",
+    geometry: { type: "LineString", coordinates: [[0, 0]] },
+    kind: "invalid",
+    reason: /^a line has 1 point: a line needs at least 2$/,
   },
   {
     name: "lon/lat out of range",
