@@ -22,6 +22,7 @@ import { progressReporter } from "./progress.js";
 import { groupPlans } from "./plan-report.js";
 import { regionsOf, unfinishedDateWarning, windowEnd, windowStart } from "./window.js";
 import type { WindowOptions } from "./window.js";
+import { WORLD_EDGE_TOLERANCE } from "../geo/wkb-rewrite.js";
 
 /** What `backfill` and `run` share: a refresh over a window, its dry run, its report and its exit code. */
 
@@ -275,7 +276,7 @@ function tallyLine(dataset: string, summary: BackfillSummary, code: number): str
         : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
       : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
   const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
-  return `${dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snap}${interrupted}\n`;
+  return `${dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snappedTally(summary.results)}${snap}${interrupted}\n`;
 }
 
 /** Where a run's configuration comes from and what it prints, the same for `backfill` and `run`. */
@@ -323,6 +324,14 @@ function droppedTally(results: readonly RefreshResult[]): string {
   const rows = with_.reduce((n, r) => n + (r.dropped ?? 0), 0);
   const first = with_[0] as RefreshResult;
   return `; ${rows} row${rows > 1 ? "s" : ""} dropped by the task in ${with_.length} partition${with_.length > 1 ? "s" : ""} (why: georefresh show ${first.partition.dataset} --region ${first.partition.region} --date ${first.partition.date})`;
+}
+
+/** Positions put on the world's edge in the partitions this run computed (docs/sources.md). */
+function snappedTally(results: readonly RefreshResult[]): string {
+  const with_ = results.filter((r) => r?.snapped);
+  if (!with_.length) return "";
+  const n = with_.reduce((k, r) => k + (r.snapped ?? 0), 0);
+  return `; ${n} coordinate${n > 1 ? "s" : ""} within ${WORLD_EDGE_TOLERANCE}° past ±180°/±90° put on the world's edge in ${with_.length} partition${with_.length > 1 ? "s" : ""}`;
 }
 
 /** A feed with no {date} in its url is read for the window's last date only: say which dates that leaves alone. */

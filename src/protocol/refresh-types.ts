@@ -46,6 +46,8 @@ export interface RefreshResult {
   rows?: number;
   /** Rows the task dropped on purpose (ctx.drop), recorded in the manifest entry. */
   dropped?: number;
+  /** Positions a float's rounding put past the world's edge, put on it (geo/wkb-rewrite.ts). */
+  snapped?: number;
   /**
    * A failure's stable error code, when it had one: the store's own when the store could not be used ("Unavailable",
    * "AccessDenied", …), an input that does not exist ("InputMissing"). The CLI's exit code comes from it through

@@ -159,6 +159,7 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     sha256: entry.sha256,
     rows: entry.rows,
     ...(entry.dropped ? { dropped: entry.dropped.rows } : {}),
+    ...(produced.snapped ? { snapped: produced.snapped } : {}),
   };
   if (promoted.outcome === "unchanged") {
     const manifest = {

@@ -65,7 +65,10 @@ describe("coordinates a hair past the world's edge", () => {
     });
     writeFileSync(
       config,
-      JSON.stringify({ store: "./data", datasets: { hair: dataset("hair"), beyond: dataset("beyond") } }),
+      JSON.stringify({
+        store: "./data",
+        datasets: { hair: dataset("hair"), "hair-text": dataset("hair"), beyond: dataset("beyond") },
+      }),
     );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,6 +100,22 @@ describe("coordinates a hair past the world's edge", () => {
       `SELECT decode(value) AS v FROM parquet_kv_metadata('${artifact}') WHERE decode(key) = 'georefresh:snapped_to_world_edge'`,
     );
     expect(kv[0]?.v).toBe("2");
+    // A person at a terminal sees it in the run's one outcome line.
+    const human = await runCliHere([
+      "backfill",
+      "--config",
+      config,
+      "--dataset",
+      "hair-text",
+      "--from",
+      "2026-01-01",
+      "--to",
+      "2026-01-31",
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(
+      /hair-text: 1 partition: 1 promoted; 2 coordinates within 1e-9° past ±180°\/±90° put on the world's edge in 1 partition/,
+    );
   });
 
   it("farther out is refused, naming the coordinate, and nothing is published", async () => {
