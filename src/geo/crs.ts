@@ -354,6 +354,14 @@ export interface TransformOptions {
    * grid file; refused otherwise, naming the grids.
    */
   ballpark?: boolean;
+  /** Counts the positions that took the ballpark (with `ballpark`), so the artifact can say so. */
+  ballparked?: BallparkTally;
+}
+
+/** Positions PROJ's ballpark moved (lon/lat kept across datums), and the datums it stood in for. */
+export interface BallparkTally {
+  positions: number;
+  datums: Set<string>;
 }
 
 /** The box each candidate's area of use covers in a CRS's own coordinates, as PROJ's proj_trans tests a point. */
@@ -429,7 +437,10 @@ export function transformer(from: Crs, to: Crs, options: TransformOptions = {}):
         fromBoxes ??= boxesIn(from, fromOps);
         const op = pickOperation(fromOps, fromBoxes, x, y, fromLonLat);
         if (!op || op.ballpark) {
-          if (!options.ballpark && !from.datum.nullRegistered) refuseBallpark(from, x, y);
+          if (!from.datum.nullRegistered) {
+            if (!options.ballpark) refuseBallpark(from, x, y);
+            tally(options.ballparked, from);
+          }
         } else runShift(op, v, false, from);
       }
       if (!to.datum.identity) {
@@ -441,7 +452,10 @@ export function transformer(from: Crs, to: Crs, options: TransformOptions = {}):
           true,
         );
         if (!op || op.ballpark) {
-          if (!options.ballpark && !to.datum.nullRegistered) refuseBallpark(to, v[0] as number, v[1] as number);
+          if (!to.datum.nullRegistered) {
+            if (!options.ballpark) refuseBallpark(to, v[0] as number, v[1] as number);
+            tally(options.ballparked, to);
+          }
         } else runShift(op, v, true, to);
       }
       lon = v[0] as number;
@@ -451,6 +465,12 @@ export function transformer(from: Crs, to: Crs, options: TransformOptions = {}):
     if (forward) out = forward.forward([lon, lat], true) as [number, number];
     return p.length > 2 ? [out[0], out[1], p[2] as number] : out;
   };
+}
+
+function tally(t: BallparkTally | undefined, crs: Crs): void {
+  if (!t) return;
+  t.positions++;
+  t.datums.add(crs.datum.label);
 }
 
 function runShift(op: Operation, v: Float64Array, inverse: boolean, crs: Crs): void {

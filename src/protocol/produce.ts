@@ -18,6 +18,8 @@ import type { MemoryBudget } from "./memory-budget.js";
 import { StagedArtifact } from "./staging.js";
 import { droppedMetadata } from "../manifest/dropped.js";
 import { snappedMetadata } from "../manifest/snapped.js";
+import { ballparkMetadata } from "../manifest/ballpark.js";
+import type { Ballpark } from "../manifest/ballpark.js";
 import { timed } from "../stage-times.js";
 
 /**
@@ -35,6 +37,8 @@ export interface Produced {
   reused: boolean;
   /** Coordinates compute's rows had a float's rounding past the world's edge, put on it (geo/wkb-rewrite.ts). */
   snapped?: number;
+  /** Positions read through PROJ's ballpark shift (the source's "datumShift": "ballpark"). */
+  ballpark?: Ballpark;
   /** An artifact row as the file it was read from names it (its feature number there), when that is known. */
   rowName?: (row: number) => string;
   /** Where the bytes are read back from, as the store names it. */
@@ -91,7 +95,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const reused = await stageExisting(store, plan.aKey, budget, stage);
     if (reused)
       return { plan, staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget, dispose };
-    const { staged, snapped, rowName } = await compute(plan, stage);
+    const { staged, snapped, ballpark, rowName } = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
     await timed("write aside", plan.options.partition, () =>
@@ -107,6 +111,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
       budget,
       dispose,
       ...(snapped ? { snapped } : {}),
+      ...(ballpark ? { ballpark } : {}),
       ...(rowName ? { rowName } : {}),
     };
   } catch (error) {
@@ -142,7 +147,7 @@ async function mergedWithBase(plan: RunPlan, delta: Table): Promise<Table> {
 async function compute(
   plan: RunPlan,
   stage: () => StagedArtifact,
-): Promise<{ staged: StagedArtifact; snapped?: number; rowName?: (row: number) => string }> {
+): Promise<{ staged: StagedArtifact; snapped?: number; ballpark?: Ballpark; rowName?: (row: number) => string }> {
   const { store, task, partition, signal, encodeThreads } = plan.options;
   const declared = (name: string) => {
     const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
@@ -190,7 +195,7 @@ async function compute(
       stats: merged ? undefined : stats,
       format: task.format,
       threads: encodeThreads,
-      keyValue: { ...droppedMetadata(dropped), ...snappedMetadata(stats.snapped) },
+      keyValue: { ...droppedMetadata(dropped), ...snappedMetadata(stats.snapped), ...ballparkMetadata(stats.ballpark) },
     }),
   );
   // The writer's spatial order maps an artifact row back to compute's row, and so to the file's feature.
@@ -200,6 +205,7 @@ async function compute(
   return {
     staged: await staged.end(),
     ...(stats.snapped ? { snapped: stats.snapped } : {}),
+    ...(stats.ballpark ? { ballpark: stats.ballpark } : {}),
     ...(rowName ? { rowName } : {}),
   };
 }

@@ -48,6 +48,8 @@ export interface RefreshResult {
   dropped?: number;
   /** Positions a float's rounding put past the world's edge, put on it (geo/wkb-rewrite.ts). */
   snapped?: number;
+  /** Positions read through PROJ's ballpark shift ("datumShift": "ballpark"), recorded in the artifact's footer. */
+  ballpark?: number;
   /**
    * A failure's stable error code, when it had one: the store's own when the store could not be used ("Unavailable",
    * "AccessDenied", …), an input that does not exist ("InputMissing"). The CLI's exit code comes from it through

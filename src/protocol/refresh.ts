@@ -21,6 +21,7 @@ import { verify } from "./verify.js";
 export { OUTCOMES, RefreshError } from "./refresh-types.js";
 export type { Outcome, RefreshOptions, RefreshResult, RunContext } from "./refresh-types.js";
 import { recordRefused } from "./refuse.js";
+import type { Ballpark } from "../manifest/ballpark.js";
 export type { ManifestAtStart, RunPlan } from "./run-plan.js";
 export { planRun } from "./run-plan.js";
 
@@ -160,6 +161,7 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     rows: entry.rows,
     ...(entry.dropped ? { dropped: entry.dropped.rows } : {}),
     ...(produced.snapped ? { snapped: produced.snapped } : {}),
+    ...(produced.ballpark ? { ballpark: produced.ballpark.positions } : {}),
   };
   if (promoted.outcome === "unchanged") {
     const manifest = {
@@ -188,7 +190,7 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     );
   return result(
     produced.reused ? "reconciled" : "promoted",
-    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)}${snappedShown(produced.snapped)})`,
+    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)}${snappedShown(produced.snapped)}${ballparkShown(produced.ballpark)})`,
     { ...extra, manifest },
   );
 }
@@ -204,6 +206,13 @@ export function droppedShown(entry: { dropped?: { rows: number; why: string[] } 
 function snappedShown(count: number | undefined): string {
   if (!count) return "";
   return `; ${count} coordinate${count > 1 ? "s" : ""} within ${WORLD_EDGE_TOLERANCE}° past ±180°/±90° put on the world's edge`;
+}
+
+/** Positions read through PROJ's ballpark, for the outcome line. */
+function ballparkShown(ballpark: Ballpark | undefined): string {
+  if (!ballpark) return "";
+  const n = ballpark.positions;
+  return `; ${n} position${n > 1 ? "s" : ""} kept lon/lat across datums by PROJ's ballpark (${ballpark.datums.join(", ")}; tens to hundreds of metres off), as "datumShift": "ballpark" asked, recorded in the artifact`;
 }
 
 /** A keyed promotion's change counts, for its outcome line. */

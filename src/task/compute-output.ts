@@ -1,7 +1,7 @@
 import { rowOrigins } from "./row-origins.js";
 import { Binary, DataType, makeData, makeVector, Table } from "apache-arrow";
 import type { Data, RecordBatch, Vector } from "apache-arrow";
-import type { Crs } from "../geo/crs.js";
+import type { BallparkTally, Crs } from "../geo/crs.js";
 import { CRS84_CRS, crsFromDefinition, inAreaOfUse, sameCrs, transformer } from "../geo/crs.js";
 import { WkbError } from "../geo/wkb.js";
 import type { WkbColumn } from "../geo/wkb.js";
@@ -9,6 +9,7 @@ import { rewriteWkbBatches, rewriteWkbColumn } from "../geo/wkb-rewrite.js";
 import { binaryColumn } from "../geoparquet/columns.js";
 import { featuresToTable, FeatureSchemaError } from "../geoparquet/features.js";
 import type { ColumnSpec, Feature } from "../geoparquet/features.js";
+import type { Ballpark } from "../manifest/ballpark.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 
@@ -164,7 +165,7 @@ export async function tableFromCompute(
   opts: { columns?: ColumnSpec[]; from: Crs; to: Crs; ballpark?: boolean },
 ): Promise<{
   table: Table;
-  stats: { bboxes: Float64Array; types: Set<string>; snapped?: number };
+  stats: { bboxes: Float64Array; types: Set<string>; snapped?: number; ballpark?: Ballpark };
   /** Each row's feature number in the file it was read from, when its reader said (row-origins.ts). */
   origins?: Float64Array;
 }> {
@@ -172,7 +173,10 @@ export async function tableFromCompute(
   const arrow = batches.filter(isArrow);
   const origins = arrow.length === 1 ? rowOrigins(arrow[0] as object) : undefined;
   const from = (arrow[0] && crsOfGeoArrow(arrow[0])) ?? opts.from;
-  const transform = sameCrs(from, opts.to) ? undefined : transformer(from, opts.to, { ballpark: opts.ballpark });
+  const ballparked: BallparkTally = { positions: 0, datums: new Set() };
+  const transform = sameCrs(from, opts.to)
+    ? undefined
+    : transformer(from, opts.to, { ballpark: opts.ballpark, ballparked });
   if (arrow.length > 0 && arrow.length < batches.length)
     throw new ComputeOutputError("compute yielded both features and Arrow batches; yield one kind");
   for (const [i, b] of batches.entries())
@@ -239,7 +243,14 @@ export async function tableFromCompute(
         : (others[name] as Vector);
   return {
     table: new Table(columns),
-    stats: { bboxes: wkb.bboxes, types: wkb.types, ...(wkb.snapped ? { snapped: wkb.snapped } : {}) },
+    stats: {
+      bboxes: wkb.bboxes,
+      types: wkb.types,
+      ...(wkb.snapped ? { snapped: wkb.snapped } : {}),
+      ...(ballparked.positions
+        ? { ballpark: { positions: ballparked.positions, datums: [...ballparked.datums] } }
+        : {}),
+    },
     ...(origins && origins.length === numRows ? { origins } : {}),
   };
 }

@@ -4,11 +4,12 @@
  * archive, a multi-layer file with no layer named. Mistakes in the config itself are exit 2 when it loads.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliHere } from "../helpers/cli.js";
+import { duckdb, rows } from "../helpers/duckdb.js";
 import { backfillSource, writeCorpus } from "../helpers/source-corpus.js";
 
 let dir: string;
@@ -108,6 +109,26 @@ c.commit()`,
     expect(r.published).toBe(false);
     const accepted = await backfill("wgs66-ballpark", { ...source, datumShift: "ballpark" });
     expect(accepted.code, accepted.out).toBe(0);
+    const rowCount =
+      readFileSync(join(dir, "weld", "points.csv"), "utf8")
+        .trim()
+        .split("\n").length - 1;
+    // The outcome says what it took, and so does the artifact's own footer, for a reader of the file alone.
+    expect(accepted.out).toContain(`${rowCount} positions through PROJ's ballpark datum shift in 1 partition`);
+    const artifacts = readdirSync(join(dir, "data", "artifacts", "wgs66-ballpark"), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith(".parquet"));
+    expect(artifacts).toHaveLength(1);
+    const conn = await duckdb();
+    const kv = await rows(
+      conn,
+      `SELECT decode(value) AS v FROM parquet_kv_metadata('${join(dir, "data", "artifacts", "wgs66-ballpark", artifacts[0] as string)}') WHERE decode(key) = 'georefresh:datum_shift'`,
+    );
+    expect(JSON.parse(String(kv[0]?.v))).toMatchObject({
+      method: "ballpark",
+      positions: rowCount,
+      datums: ["WGS 66 (EPSG:4760)"],
+    });
     const read = await runCliHere([
       "read",
       "wgs66-ballpark",
