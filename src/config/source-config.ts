@@ -5,6 +5,7 @@ import { formatOfUrl, isSourceFormat, optionsOf, SOURCE_FORMATS } from "../sourc
 import type { SourceFormatName } from "../sources/formats.js";
 import type { ReadingOptions } from "../sources/source-options.js";
 import type { SourceSpec } from "../sources/source-spec.js";
+import { plausibilityProblems } from "../task/plausibility-rules.js";
 
 /** The keys of "source" every format takes; the rest are the options its format declares (sources/formats.ts). */
 const SOURCE_KEYS = ["url", "format", "key", "complete", "undated"];
@@ -110,13 +111,8 @@ export function sourceSpecOf(
     }
   }
   const plausibility = entry.plausibility;
-  if (
-    plausibility !== undefined &&
-    (typeof plausibility !== "object" || plausibility === null || Array.isArray(plausibility))
-  )
-    fail(
-      `${where}: "plausibility" must be an object ({ "rowTolerance": 0.5, "areaTolerance": 0.2, "minRows": 1, "window": 7 })`,
-    );
+  const implausible = plausibilityProblems(plausibility);
+  if (implausible.length) fail(`${where}: ${implausible.join("; ")}`);
   return {
     dataset: name,
     url,

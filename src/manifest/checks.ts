@@ -12,6 +12,9 @@ export interface PlausibilityInput {
   /** Pins and code version of the new result: area is only compared with a version made the same way. */
   pins: Record<string, string>;
   codeVersion: string;
+  /** The box the region's data must lie in (plausibility.extent), and the data's own box, both lon/lat. */
+  extent?: { region: string; box: [number, number, number, number] };
+  lonLatBbox?: [number, number, number, number] | null;
 }
 
 export interface PlausibilityVerdict {
@@ -36,6 +39,8 @@ export function checkPlausibility(input: PlausibilityInput): PlausibilityVerdict
   const problems: string[] = [];
   const notes: string[] = [];
   if (rows < rules.minRows) problems.push(`${rows} rows, fewer than the minimum ${rules.minRows}`);
+  const outside = outsideExtent(input);
+  if (outside) problems.push(outside);
   const window = history.slice(0, rules.window);
   if (window.length > 0) {
     const m = median(window.map((e) => e.rows));
@@ -65,6 +70,20 @@ export function checkPlausibility(input: PlausibilityInput): PlausibilityVerdict
   }
   if (input.override) return { ok: true, status: "overridden", notes: [...problems, ...notes] };
   return { ok: false, status: "passed", notes: problems };
+}
+
+/**
+ * The data's box outside the extent pinned for its region: the declared CRS is of the right kind but not the data's
+ * (a neighbouring State Plane or UTM zone reads as plausible coordinates, kilometres off), or the feed is another
+ * region's. The comparison is the boxes', so a wrong CRS that lands inside the extent passes (docs/plausibility.md).
+ */
+function outsideExtent(input: PlausibilityInput): string | undefined {
+  const { extent, lonLatBbox: b } = input;
+  if (!extent || !b) return undefined;
+  const [w, s, e, n] = extent.box;
+  if (b[0] >= w && b[1] >= s && b[2] <= e && b[3] <= n) return undefined;
+  const deg = (v: number) => Number(v.toFixed(6));
+  return `the data lies at lon ${deg(b[0])}…${deg(b[2])}, lat ${deg(b[1])}…${deg(b[3])}, not inside the extent pinned for region ${extent.region} (lon ${w}…${e}, lat ${s}…${n}): check that the source's CRS is the one its coordinates are in (a neighbouring zone of the same kind lands kilometres off), or widen plausibility.extent if the region really grew`;
 }
 
 /** A manifest this run has already seen or written, with the version it had then. */

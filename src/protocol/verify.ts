@@ -6,7 +6,9 @@ import { rowsAt } from "../changes/rows-at.js";
 import type { GeometryValidator } from "../geo/validity.js";
 import { openRanged } from "../geoparquet/ranged-read.js";
 import type { RangedFile } from "../geoparquet/ranged-read.js";
+import { bboxToLonLat } from "../geo/bbox.js";
 import { checkPlausibility, regionHistory } from "../manifest/checks.js";
+import { extentOf } from "../task/plausibility-rules.js";
 import { manifestPrefix } from "../manifest/layout.js";
 import type { ManifestEntry } from "../manifest/types.js";
 import { inspectArtifact } from "./artifact.js";
@@ -66,7 +68,9 @@ export async function verify(
       : `validation failed for ${partition.dataset} ${partition.region} ${partition.date}${from}`;
     throw new RefreshError(`${what}: ${facts.problems.join("; ")}`, "invalid");
   }
-  const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...(task.plausibility ?? {}) };
+  const { extent: _extents, ...numbers } = task.plausibility ?? {};
+  const rules = { window: 7, rowTolerance: 0.5, areaTolerance: 0.2, minRows: 1, ...numbers };
+  const extent = extentOf(task.plausibility, partition.region);
   const current = plan.start?.manifest.current;
   const earlier = await regionHistory(
     store,
@@ -84,6 +88,12 @@ export async function verify(
     override: Boolean(opts.overridePlausibility),
     pins: plan.pins,
     codeVersion: `${task.name}@${task.version}`,
+    ...(extent
+      ? {
+          extent: { region: partition.region, box: extent },
+          lonLatBbox: facts.bbox && bboxToLonLat(facts.bbox, facts.crs),
+        }
+      : {}),
   });
   if (!verdict.ok) {
     throw new RefreshError(

@@ -3,6 +3,9 @@ import type { GeoParquetFormat } from "../geoparquet/metadata.js";
 import type { Partition } from "../manifest/layout.js";
 import type { ComputeOutput } from "./compute-output.js";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
+import { plausibilityProblems } from "./plausibility-rules.js";
+import type { PlausibilityRules } from "./plausibility-rules.js";
+export type { PlausibilityRules } from "./plausibility-rules.js";
 
 // The partition is named by the key layout (manifest layer); tasks see it from here as before.
 export type { Partition };
@@ -110,17 +113,6 @@ export interface TaskDefinition {
   compute(ctx: TaskContext): ComputeOutput;
 }
 
-export interface PlausibilityRules {
-  /** How many earlier versions of the region the row-count median looks at. Default 7. */
-  window?: number;
-  /** Largest accepted relative change of rows vs that median. Default 0.5 (±50%). */
-  rowTolerance?: number;
-  /** Largest accepted relative change of total equal-area area vs the previous version. Default 0.2. */
-  areaTolerance?: number;
-  /** A partition must have at least this many rows. Default 1. */
-  minRows?: number;
-}
-
 /** Declares a task; checks the parts that would otherwise fail late, in the middle of a backfill. */
 export function defineTask(task: TaskDefinition): TaskDefinition {
   const problems: string[] = [];
@@ -131,6 +123,7 @@ export function defineTask(task: TaskDefinition): TaskDefinition {
   if (typeof task.inputs !== "function") problems.push("inputs must be a function of the partition");
   if (task.key !== undefined) problems.push(...keyProblems(task.key));
   problems.push(...eventsProblems(task));
+  problems.push(...plausibilityProblems(task.plausibility));
   if (task.payload !== undefined && task.payload !== "complete" && task.payload !== "partial")
     problems.push(`payload must be "complete" or "partial" (got ${JSON.stringify(task.payload)})`);
   if (task.payload === "partial" && !task.key?.length)

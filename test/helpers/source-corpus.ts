@@ -150,23 +150,35 @@ export function writeFeedProject(dir: string, regions: string[], extra: Record<s
 }
 
 /** `dir/<dataset>.config.json`: one config-only dataset of region "weld", monthly, reading `source`. */
-export function sourceConfig(dir: string, dataset: string, source: Record<string, unknown>): string {
+export function sourceConfig(
+  dir: string,
+  dataset: string,
+  source: Record<string, unknown>,
+  entry: Record<string, unknown> = {},
+): string {
   const config = join(dir, `${dataset}.config.json`);
   writeFileSync(
     config,
-    JSON.stringify({ store: "./data", datasets: { [dataset]: { source, regions: ["weld"], cadence: "monthly" } } }),
+    JSON.stringify({
+      store: "./data",
+      datasets: { [dataset]: { source, regions: ["weld"], cadence: "monthly", ...entry } },
+    }),
   );
   return config;
 }
 
-/** A January 2026 backfill of that dataset, in process: its exit code, all it printed, whether it published. */
+/**
+ * A January 2026 backfill of that dataset, in process: its exit code, all it printed, whether it published. `entry`
+ * adds keys to the dataset's entry beside its source (plausibility, …).
+ */
 export async function backfillSource(
   dir: string,
   dataset: string,
   source: Record<string, unknown>,
   env: Record<string, string> = {},
+  entry: Record<string, unknown> = {},
 ): Promise<{ code: number | null; out: string; published: boolean }> {
-  const config = sourceConfig(dir, dataset, source);
+  const config = sourceConfig(dir, dataset, source, entry);
   const r = await runCliHere(
     ["backfill", "--config", config, "--dataset", dataset, "--from", "2026-01-01", "--to", "2026-01-31"],
     env,
