@@ -151,7 +151,7 @@ function readingOf(
       const keys = [...SOURCE_KEYS, ...taken.map((o) => o.key)].join(", ");
       fail(
         others.length
-          ? `${where}: "source.${k}" (${meaning}) is an option of ${others.join(" and ")} files; this source is ${format}, which takes ${keys}`
+          ? `${where}: "source.${k}" (${meaning}) is an option of ${others.length > 1 ? `${others.slice(0, -1).join(", ")} and ${others.at(-1)}` : others[0]} files; this source is ${format}, which takes ${keys}`
           : `${where}: "source" has an unknown key "${k}" (a ${format} source takes ${keys})`,
       );
     }

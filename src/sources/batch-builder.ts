@@ -11,6 +11,7 @@ import type { SourceColumn } from "./source-options.js";
 import { ColumnBuffer } from "./column-buffer.js";
 import { BadValue, inferType } from "./convert.js";
 import { SourceError } from "./errors.js";
+import { shownBytes } from "./utf8-text.js";
 
 const UTF8 = new TextDecoder();
 
@@ -130,13 +131,14 @@ export class BatchBuilder {
 
   /**
    * One value into its column; a value not of the column's type is an error naming the row and column. A value
-   * given as bytes is UTF-8 text (a FlatGeobuf string): copied as it is into a text column when valid, else read as
-   * text first (invalid sequences become U+FFFD, as a TextDecoder reads them).
+   * given as bytes is UTF-8 text (a FlatGeobuf string, a GeoPackage TEXT): copied as it is into a text column, read
+   * as text for any other; bytes that are not UTF-8 are refused (notUtf8).
    */
   private put(c: OutColumn, value: unknown, row: number): void {
     let v = value;
     if (v instanceof Uint8Array) {
-      if (c.buffer?.type === "string" && isUtf8(v)) return c.buffer.pushUtf8(v);
+      if (!isUtf8(v)) throw this.notUtf8(c, v, row);
+      if (c.buffer?.type === "string") return c.buffer.pushUtf8(v);
       v = UTF8.decode(v);
     }
     if (!c.buffer) {
@@ -151,6 +153,18 @@ export class BatchBuilder {
         `${this.where}, row ${this.before + row + 1}, column ${JSON.stringify(c.source)}: ${error.message}; fix the file or the column's "type"`,
       );
     }
+  }
+
+  /**
+   * Text that is not UTF-8 where the format says it is (a writer that stored another code page's bytes, which GDAL
+   * passes through): read as UTF-8 it would become U+FFFD in the artifact, so it is refused, naming the feature.
+   */
+  private notUtf8(c: OutColumn, bytes: Uint8Array, row: number): SourceError {
+    const fid = this.fids.length === this.rows + 1 ? this.fids[this.rows] : undefined;
+    const feature = fid === undefined ? `row ${this.before + row + 1}` : `feature ${fid}`;
+    return new SourceError(
+      `${this.where}, ${feature}, column ${JSON.stringify(c.source)}: its text is not UTF-8 (${shownBytes(bytes)}), though the format stores UTF-8: the file's writer stored another code page's bytes; write the file again from a source read in its own encoding (e.g. ogr2ogr --config SHAPE_ENCODING CP1252 from a Shapefile), or leave the column out with "columns"`,
+    );
   }
 
   /** One row: its geometry and its values by file field index (only kept ones are asked for). */

@@ -1,4 +1,3 @@
-import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { pipeline } from "node:stream";
 import { parse } from "csv-parse";
@@ -7,7 +6,8 @@ import { BatchBuilder } from "./batch-builder.js";
 import type { FileField } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import type { ReadOptions, SourceFormat } from "./source-format.js";
-import { decoderFor, decodingStream } from "./text-decode.js";
+import { decoderFor } from "./text-decode.js";
+import { textOf } from "./utf8-text.js";
 import { parseWkt, WktError } from "./wkt.js";
 
 const WKT_NAMES = ["wkt", "geometry", "geom", "the_geom", "wkt_geom", "shape"];
@@ -38,8 +38,7 @@ export const csvFormat: SourceFormat = {
           ? "\t"
           : separatorOf(await firstLine(file.path, encoding, file.name));
         const rows = pipeline(
-          createReadStream(file.path),
-          decodingStream(decoderFor(encoding, file.name)),
+          textOf(file.path, file.name, options.encoding),
           // A blank line is no record, as OGR reads it.
           parse({ bom: true, delimiter, relax_column_count: false, skip_empty_lines: true, info: true }),
           () => undefined,

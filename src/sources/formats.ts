@@ -31,12 +31,12 @@ const SHAPEFILE_SIDECARS: readonly Companion[] = [
 const FORMATS = {
   geojson: {
     extensions: /\.(geojson|json)$/i,
-    options: [],
+    options: [ENCODING],
     load: async () => (await import("./geojson.js")).geojsonFormat,
   },
   geojsonseq: {
     extensions: /\.(geojsonl|geojsons|geojsonseq|ndjson|jsonl)$/i,
-    options: [],
+    options: [ENCODING],
     load: async () => (await import("./geojsonseq.js")).geojsonSeqFormat,
   },
   flatgeobuf: {

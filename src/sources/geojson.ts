@@ -1,4 +1,3 @@
-import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import Chain from "stream-chain";
 import StreamJson from "stream-json";
@@ -9,6 +8,8 @@ import { SourceError } from "./errors.js";
 import { exactNumber, MAX_JSON_DEPTH, mayHoldLongIntegers, parseJsonExact } from "./exact-json.js";
 import { crsMember, featureRow } from "./geojson-geometry.js";
 import type { OpenedSource, SourceFormat } from "./source-format.js";
+import { decoderFor, encodingLabel } from "./text-decode.js";
+import { checkedUtf8, textOf } from "./utf8-text.js";
 
 const TOP = new Set(["type", "crs"]);
 const GEOMETRY_TYPES = new Set([
@@ -22,8 +23,15 @@ const GEOMETRY_TYPES = new Set([
 ]);
 
 /** A GeoJSON text that is one Feature or one Geometry, whole (the stream already refused nesting too deep). */
-async function oneObject(file: { path: string; name: string }): Promise<Record<string, unknown>> {
-  const text = await readFile(file.path, "utf8");
+async function oneObject(
+  file: { path: string; name: string },
+  encoding: string | undefined,
+): Promise<Record<string, unknown>> {
+  const bytes = await readFile(file.path);
+  const text =
+    encoding !== undefined && encodingLabel(encoding) !== "utf-8"
+      ? decoderFor(encoding, file.name).decode(bytes)
+      : checkedUtf8(bytes, file.name);
   return (mayHoldLongIntegers(text) ? parseJsonExact(text) : JSON.parse(text)) as Record<string, unknown>;
 }
 
@@ -41,7 +49,7 @@ export const geojsonFormat: SourceFormat = {
       async *batches() {
         const builder = new BatchBuilder([], options.columns, file.name, undefined, true);
         const pipeline = Chain.chain([
-          createReadStream(file.path),
+          textOf(file.path, file.name, options.encoding),
           StreamJson.parser(),
           depthLimit(file.name),
           Pick.pick({
@@ -77,7 +85,7 @@ export const geojsonFormat: SourceFormat = {
         }
         if (type !== "FeatureCollection" && row === 0 && (type === "Feature" || GEOMETRY_TYPES.has(type as string))) {
           // RFC 7946 lets a GeoJSON text be one Feature or one Geometry: OGR reads it as a layer of one feature.
-          const whole = await oneObject(file);
+          const whole = await oneObject(file, options.encoding);
           const f = featureRow(type === "Feature" ? whole : { geometry: whole }, () => `${file.name}, its ${type}`);
           builder.addObject(f.geometry, f.properties, f.fid ?? 0);
         } else if (type !== "FeatureCollection")

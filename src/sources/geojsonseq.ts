@@ -1,10 +1,10 @@
-import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { BatchBuilder } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import { MAX_JSON_DEPTH, mayHoldLongIntegers, nestedDeeperThan, parseJsonExact } from "./exact-json.js";
 import { featureRow } from "./geojson-geometry.js";
 import type { SourceFormat } from "./source-format.js";
+import { textOf } from "./utf8-text.js";
 
 /** GeoJSON text sequences (RFC 8142, or newline-delimited): one feature per line, read line by line. */
 export const geojsonSeqFormat: SourceFormat = {
@@ -16,7 +16,7 @@ export const geojsonSeqFormat: SourceFormat = {
       impliedCrs: "OGC:CRS84",
       async *batches() {
         const builder = new BatchBuilder([], options.columns, file.name, undefined, true);
-        const lines = createInterface({ input: createReadStream(file.path), crlfDelay: Infinity });
+        const lines = createInterface({ input: textOf(file.path, file.name, options.encoding), crlfDelay: Infinity });
         let line = 0;
         let features = 0;
         for await (const raw of lines) {

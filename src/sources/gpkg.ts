@@ -126,7 +126,14 @@ export const gpkgFormat: SourceFormat = {
             throw new SourceError(
               `${file.name}: column ${JSON.stringify(columns[bad]?.name)} is a BLOB, which a source cannot keep; leave it out with "columns"`,
             );
-          const select = [...columns.map((c) => quote(c.name)), quote(gc.column_name), "rowid"].join(", ");
+          // Text comes as its bytes, so text that is not UTF-8 is refused by the batch, not read as U+FFFD.
+          const text = (name: string) =>
+            `CASE WHEN typeof(${quote(name)}) = 'text' THEN CAST(${quote(name)} AS BLOB) ELSE ${quote(name)} END`;
+          const select = [
+            ...columns.map((c) => (columnType(c.type) === "string" ? text(c.name) : quote(c.name))),
+            quote(gc.column_name),
+            "rowid",
+          ].join(", ");
           // A page of rows per call (keyset on rowid, which a GeoPackage's fid is): one crossing into SQLite per
           // batch, where iterating costs one per row.
           const page = db

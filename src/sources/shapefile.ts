@@ -6,7 +6,8 @@ import { dbfFields, dbfPrelude, dbfValue, LDID_ENCODINGS } from "./dbf.js";
 import { SourceError } from "./errors.js";
 import { layerType, shpGeometry, shpPointWkb } from "./shp-geometry.js";
 import type { OpenedSource, ReadOptions, SourceFile, SourceFormat } from "./source-format.js";
-import { fieldText, unsaidText } from "./text-decode.js";
+import { fieldText, NotUtf8Text, unsaidText } from "./text-decode.js";
+import { shownBytes } from "./utf8-text.js";
 import { openZip } from "./zip.js";
 import type { ZipArchive } from "./zip.js";
 
@@ -144,7 +145,16 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
     full.set(rest, 32);
     const encoding = encodingOf(parts, options, p.ldid);
     const text = encoding === undefined ? unsaidText : fieldText(encoding, where);
-    const fields = dbfFields(full, text);
+    const said = (bytes: Uint8Array) =>
+      `is not ${encoding} (${shownBytes(bytes)}), though ${options.encoding ? `the source's "encoding"` : parts.cpg?.trim() ? "its .cpg" : "its .dbf's language driver byte"} says so: set "encoding" on the source to the one it is in (e.g. "windows-1252", "latin1")`;
+    let fields: ReturnType<typeof dbfFields>;
+    try {
+      fields = dbfFields(full, text);
+    } catch (error) {
+      if (error instanceof NotUtf8Text)
+        throw new SourceError(`${where}: a field name in its .dbf ${said(error.bytes)}`);
+      throw error;
+    }
     const past = fields.find((f) => f.offset + f.width > p.recordBytes);
     if (past)
       throw new SourceError(
@@ -188,7 +198,21 @@ async function read(parts: Parts, options: ReadOptions): Promise<OpenedSource> {
           } catch (error) {
             throw new SourceError(`${where}, record ${record}: ${(error as Error).message}; the Shapefile is damaged`);
           }
-          builder.add(geometry, (i) => dbfValue(row, fields[i] as (typeof fields)[number], text), record - 1);
+          builder.add(
+            geometry,
+            (i) => {
+              const field = fields[i] as (typeof fields)[number];
+              try {
+                return dbfValue(row, field, text);
+              } catch (error) {
+                if (!(error instanceof NotUtf8Text)) throw error;
+                throw new SourceError(
+                  `${where}, feature ${record - 1}, field ${JSON.stringify(field.name)}: its text ${said(error.bytes)}`,
+                );
+              }
+            },
+            record - 1,
+          );
           if (builder.full) {
             yield builder.flush() as never;
             slabAt = 0;

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { Transform } from "node:stream";
 import { TextDecoder } from "node:util";
 import { SINGLE_BYTE_PAGES } from "./code-page-tables.js";
@@ -121,12 +122,24 @@ export function decodingStream(decoder: Decoder): Transform {
   });
 }
 
+/** A field said to be UTF-8 (a .cpg, the source's "encoding") whose bytes are not. */
+export class NotUtf8Text extends Error {
+  constructor(readonly bytes: Uint8Array) {
+    super("text that is not UTF-8");
+  }
+}
+
 /** Bytes → text, for fixed-width fields: Node's own UTF-8 and Latin-1, a DOS table, else a TextDecoder. */
 export type FieldText = (bytes: Buffer, start: number, end: number) => string;
 
 export function fieldText(encoding: string, where: string): FieldText {
   const label = encodingLabel(encoding);
-  if (label === "utf-8") return (b, s, e) => b.toString("utf8", s, e);
+  if (label === "utf-8")
+    return (b, s, e) => {
+      // Read as UTF-8, another code page's bytes would be U+FFFD in the artifact: the caller names the field.
+      if (!isUtf8(b.subarray(s, e))) throw new NotUtf8Text(b.subarray(s, e));
+      return b.toString("utf8", s, e);
+    };
   // True ISO-8859-1, as GDAL's iconv reads it (WHATWG's "iso-8859-1" label means windows-1252).
   if (["iso-8859-1", "latin1", "iso_8859_1", "l1"].includes(label)) return (b, s, e) => b.toString("latin1", s, e);
   const table = tableOf(label);

@@ -443,4 +443,37 @@ os.waitpid(pid, 0)
 os.remove(path("wal.gpkg-shm"))
 case("gpkg-wal-edit", "wal.gpkg", "wal.gpkg", "k", 1)
 
+# Text in another code page where the format says UTF-8 (a Windows export of "Saïd"): GDAL passes the bytes through,
+# which read as UTF-8 would be U+FFFD in the artifact ("Sa\ufffdd"), published with exit 0. Refused, naming the byte
+# (as \xNN) and what to set; the feature and field where the file has them.
+LATIN = "Saïd, Zoë".encode("cp1252")
+with open(path("cp1252.geojson"), "wb") as f:
+    f.write(b'{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"k":0,"name":"' + LATIN
+            + b'"},"geometry":{"type":"Point","coordinates":[-104.8,40.4]}}]}')
+refuse("geojson-cp1252", "cp1252.geojson", r'cp1252\.geojson: byte 88 \(line 1\) is not UTF-8 \(.*"name":"Sa\\xefd, Zo\\xeb".*set "encoding" on the source')
+with open(path("cp1252.geojsonl"), "wb") as f:
+    f.write(b'{"type":"Feature","properties":{"k":0},"geometry":{"type":"Point","coordinates":[-104.8,40.4]}}\n')
+    f.write(b'{"type":"Feature","properties":{"k":1,"name":"' + LATIN + b'"},"geometry":null}\n')
+refuse("geojsonseq-cp1252", "cp1252.geojsonl", r'cp1252\.geojsonl: byte \d+ \(line 2\) is not UTF-8 \(.*Sa\\xefd')
+with open(path("cp1252.csv"), "wb") as f:
+    f.write(b"k,name,lon,lat\n0,plain,-104.8,40.4\n1,\"" + LATIN + b"\",-104.7,40.5\n")
+refuse("csv-cp1252", "cp1252.csv", r'cp1252\.csv: byte \d+ \(line 3\) is not UTF-8 \(.*1,"Sa\\xefd', crs="EPSG:4326",
+       geometry={"x": "lon", "y": "lat"})
+# GDAL's own writers, fed those bytes: a GeoPackage TEXT and a FlatGeobuf string hold them as they came.
+subprocess.run(["ogr2ogr", "-f", "GPKG", path("cp1252.gpkg"), path("cp1252.geojson"), "-nln", "pts"], check=True,
+               stderr=subprocess.DEVNULL)
+refuse("gpkg-cp1252", "cp1252.gpkg", r'cp1252\.gpkg layer pts, feature 1, column "name": its text is not UTF-8 \(Sa\\xefd, Zo\\xeb\)')
+subprocess.run(["ogr2ogr", "-f", "FlatGeobuf", path("cp1252.fgb"), path("cp1252.geojson")], check=True,
+               stderr=subprocess.DEVNULL)
+refuse("fgb-cp1252", "cp1252.fgb", r'cp1252\.fgb, feature 0, column "name": its text is not UTF-8 \(Sa\\xefd, Zo\\xeb\)')
+# A Shapefile whose .cpg says UTF-8 over Latin-1 bytes (the .cpg of another export left beside it).
+layer_of("ESRI Shapefile", path("cpg-lies", "pts.shp"), "pts", 4326, ogr.wkbPoint,
+         [("k", ogr.OFTInteger, None), ("name", ogr.OFTString, None)],
+         [("POINT (-104.8 40.4)", {"k": 0, "name": "plain"}), ("POINT (-104.7 40.5)", {"k": 1, "name": "Saïd, Zoë"})],
+         lco=["ENCODING=ISO-8859-1"])
+with open(path("cpg-lies", "pts.cpg"), "w") as f:
+    f.write("UTF-8")
+refuse("shp-cpg-lies", "cpg-lies/pts.shp",
+       r'cpg-lies/pts\.shp, feature 1, field "name": its text is not UTF-8 \(Sa\\xefd, Zo\\xeb\), though its \.cpg says so: set "encoding"')
+
 print(json.dumps(cases))

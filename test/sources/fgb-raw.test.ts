@@ -1,7 +1,7 @@
 /**
  * FlatGeobuf features read in place (fgb-raw.ts): a tampered offset or length inside a feature is refused as that
- * feature's corruption, never read from the next feature's bytes; text that is not valid UTF-8 reads as a
- * TextDecoder reads it (U+FFFD), and valid text is copied as it is.
+ * feature's corruption, never read from the next feature's bytes; text that is not valid UTF-8 is
+ * refused naming the feature and column (never U+FFFD), and valid text is copied as it is.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -104,7 +104,9 @@ describe("FlatGeobuf features read in place", () => {
     expect(await read(file)).toEqual({ names: ["café 0", "café 1", "café 2"], rows: 3 });
   });
 
-  it("copies valid UTF-8 text as it is and reads invalid bytes as U+FFFD", async () => {
+  it("copies valid UTF-8 text as it is and refuses bytes that are not UTF-8, naming the feature and column", async () => {
+    const good = await read(file);
+    expect(good.names).toEqual(["café 0", "café 1", "café 2"]);
     const bytes = Buffer.from(readFileSync(file));
     const [, [start, size]] = features(bytes) as [unknown, [number, number]];
     const at = bytes.indexOf(Buffer.from("café 1"), start);
@@ -112,12 +114,13 @@ describe("FlatGeobuf features read in place", () => {
     expect(at).toBeLessThan(start + size);
     bytes[at + 3] = 0xff; // "caf" then a byte no UTF-8 sequence starts with, where é's first byte was
     writeFileSync(join(dir, "bad-text.fgb"), bytes);
-    const { names } = await read(join(dir, "bad-text.fgb"));
-    expect(names).toEqual([
-      "café 0",
-      new TextDecoder().decode(Buffer.from([0x63, 0x61, 0x66, 0xff, 0xa9, 0x20, 0x31])),
-      "café 2",
-    ]);
-    expect(names[1]).toBe("caf\uFFFD\uFFFD 1");
+    const refused = await read(join(dir, "bad-text.fgb")).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(refused?.message).toContain(
+      'tampered.fgb, feature 1, column "name": its text is not UTF-8 (caf\\xff\\xa9 1)',
+    );
+    expect(refused?.message).not.toContain("\uFFFD");
   });
 });

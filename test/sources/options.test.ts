@@ -54,13 +54,13 @@ describe("a source format's options, declared once", () => {
 
   it("an option another format takes is refused, naming the formats that take it and what this one takes", () => {
     expect(() => load({ url: "./{region}/parcels.geojson", layer: "parcels" })).toThrow(
-      /dataset 'parcels': "source.layer" \(which layer of a file of several\) is an option of shapefile and gpkg files; this source is geojson, which takes url, format, key, complete, undated, crs, columns, datumShift$/,
+      /dataset 'parcels': "source.layer" \(which layer of a file of several\) is an option of shapefile and gpkg files; this source is geojson, which takes url, format, key, complete, undated, crs, columns, datumShift, encoding$/,
     );
     expect(() => load({ url: "./{region}/parcels.zip", geometry: "wkt" })).toThrow(
       /"source.geometry" \(the geometry columns of a table of text\) is an option of csv files; this source is shapefile, which takes .*layer, encoding$/,
     );
     expect(() => load({ url: "./{region}/parcels.fgb", encoding: "latin1" })).toThrow(
-      /"source.encoding" .* is an option of shapefile and csv files; this source is flatgeobuf/,
+      /"source.encoding" .* is an option of geojson, geojsonseq, shapefile and csv files; this source is flatgeobuf/,
     );
     expect(() => load({ url: "./{region}/parcels.csv", constructor: "x" })).toThrow(
       /"source" has an unknown key "constructor" \(a csv source takes url, format, key, complete, undated, crs, columns, datumShift, encoding, geometry\)/,

@@ -236,6 +236,8 @@ describe("feeds from the wild read as OGR reads them, or are refused naming the 
       expect(outcome.code, outcome.out).toBe(5);
       expect(outcome.out).toMatch(new RegExp(c.refuse));
       expect(outcome.out).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/);
+      // A message never holds U+FFFD: bytes it cannot show as text are shown as \xNN.
+      expect(outcome.out).not.toContain("\uFFFD");
       expect(existsSync(join(dir, "data", "artifacts", c.dataset))).toBe(false);
     },
   );
