@@ -171,3 +171,62 @@ class WkbWriter {
 }
 
 const notFinite = () => new RangeError("a coordinate is not a finite number (NaN or infinite)");
+
+const CIRCULARSTRING = 8;
+const COMPOUNDCURVE = 9;
+const CURVEPOLYGON = 10;
+const MULTICURVE = 11;
+const MULTISURFACE = 12;
+const GEOMETRYCOLLECTION = 7;
+/** The type a curve's part has when the part leaves it unsaid (a collection's parts always say). */
+const PART_DEFAULT: Record<number, number> = {
+  [GEOMETRYCOLLECTION]: 0,
+  [COMPOUNDCURVE]: LINESTRING,
+  [CURVEPOLYGON]: LINESTRING,
+  [MULTICURVE]: LINESTRING,
+  [MULTISURFACE]: POLYGON,
+};
+
+/**
+ * A FlatGeobuf curve (CircularString, CompoundCurve, CurvePolygon, MultiCurve, MultiSurface) as ISO WKB of the same
+ * curve type, for geo/curves.ts to make straight: a CircularString is stored as a LineString's points, the others as
+ * typed parts. A GeometryCollection too, whose members may be curves. Undefined for an empty one.
+ */
+export function fgbCurveWkb(f: FgbFeature, g: number, type: number): Uint8Array | undefined {
+  if (type === CIRCULARSTRING) {
+    const line = fgbWkb(f, g, LINESTRING);
+    if (!line) return undefined;
+    const v = new DataView(line.buffer, line.byteOffset, line.byteLength);
+    v.setUint32(1, v.getUint32(1, true) - LINESTRING + CIRCULARSTRING, true);
+    return line;
+  }
+  const fallback = PART_DEFAULT[type];
+  if (fallback === undefined) return undefined;
+  const [parts, n] = f.vector(g, GEOMETRY_FIELD.parts, 4);
+  const members: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const part = parts + 4 * i + f.u32(parts + 4 * i);
+    const partType = f.geometryType(part) || fallback;
+    const wkb =
+      partType in PART_DEFAULT || partType === CIRCULARSTRING
+        ? fgbCurveWkb(f, part, partType)
+        : fgbWkb(f, part, partType);
+    // A collection's empty or unusual member is left to the package's reader, which reads those.
+    if (!wkb && type === GEOMETRYCOLLECTION) return undefined;
+    if (!wkb) throw new RangeError(`part ${i + 1} of a curve is empty or not a line, an arc or a polygon`);
+    members.push(wkb);
+  }
+  if (members.length === 0) return undefined;
+  const z = members.some((m) => new DataView(m.buffer, m.byteOffset, m.byteLength).getUint32(1, true) >= 1000);
+  const out = new Uint8Array(9 + members.reduce((s, m) => s + m.length, 0));
+  const v = new DataView(out.buffer);
+  out[0] = 1;
+  v.setUint32(1, z ? 1000 + type : type, true);
+  v.setUint32(5, members.length, true);
+  let at = 9;
+  for (const m of members) {
+    out.set(m, at);
+    at += m.length;
+  }
+  return out;
+}

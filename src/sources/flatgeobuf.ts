@@ -13,7 +13,8 @@ import type { FileField } from "./batch-builder.js";
 import { SourceError } from "./errors.js";
 import { fgbProperties } from "./fgb-properties.js";
 import { FgbFeature } from "./fgb-raw.js";
-import { fgbWkb } from "./fgb-wkb.js";
+import { fgbCurveWkb, fgbWkb } from "./fgb-wkb.js";
+import { holdsCurve, linearizeWkb } from "../geo/curves.js";
 import type { SourceFormat } from "./source-format.js";
 
 /** FlatGeobuf column types (flatgeobuf's ColumnType enum, by value) → ours. Binary is refused. */
@@ -41,16 +42,17 @@ const GEOMETRY: Record<number, GeometryType | undefined> = {
   5: "MultiLineString",
   6: "MultiPolygon",
   7: "GeometryCollection",
+  // Curves are read as the straight segments OGR makes of them (geo/curves.ts).
+  8: "LineString",
+  9: "LineString",
+  10: "Polygon",
+  11: "MultiLineString",
+  12: "MultiPolygon",
   17: "Polygon",
 };
 
-/** FlatGeobuf's curve and surface types (by value), which georefresh does not read: OGR's names for them. */
+/** FlatGeobuf's abstract and surface-of-faces types (by value), which georefresh does not read: OGR's names. */
 const UNREAD: Record<number, string> = {
-  8: "CircularString",
-  9: "CompoundCurve",
-  10: "CurvePolygon",
-  11: "MultiCurve",
-  12: "MultiSurface",
   13: "Curve",
   14: "Surface",
   15: "PolyhedralSurface",
@@ -162,7 +164,12 @@ export const flatgeobufFormat: SourceFormat = {
             if (unread) throw unread;
             // Straight to WKB where it can be (fgb-wkb.ts); empties and collections through the package's objects,
             // over a copy aligned for their Float64Array views.
-            geometry = g < 0 ? null : (fgbWkb(f, g, h.geometryType) ?? viaGeoJson(sizeBytes, body, h.geometryType));
+            const type = g < 0 ? 0 : h.geometryType || f.geometryType(g);
+            const curve = (type >= 8 && type <= 12) || type === 7 ? fgbCurveWkb(f, g, type) : undefined;
+            if (curve && holdsCurve(curve)) geometry = linearizeWkb(curve);
+            else if (type >= 8 && type <= 12) geometry = null;
+            else
+              geometry = g < 0 ? null : (fgbWkb(f, g, h.geometryType) ?? viaGeoJson(sizeBytes, body, h.geometryType));
             fgbProperties(f.properties(), h.columns, values);
           } catch (error) {
             throw corrupt(file.name, error, row);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { knownCrs } from "../geo/crs.js";
+import { holdsCurve, linearizeWkb } from "../geo/curves.js";
 import type { GeometryType } from "../geo/geometry.js";
 import type { ColumnType } from "../geoparquet/features.js";
 import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
@@ -18,6 +19,12 @@ const LAYER_TYPES: Record<string, GeometryType> = {
   MULTIPOINT: "MultiPoint",
   MULTILINESTRING: "MultiLineString",
   MULTIPOLYGON: "MultiPolygon",
+  // Curves are read as the straight segments OGR makes of them (geo/curves.ts).
+  CIRCULARSTRING: "LineString",
+  COMPOUNDCURVE: "LineString",
+  CURVEPOLYGON: "Polygon",
+  MULTICURVE: "MultiLineString",
+  MULTISURFACE: "MultiPolygon",
 };
 
 /** A GeoPackage column's declared type → ours, as GDAL maps them (INTEGER is 64-bit; dates are text). */
@@ -217,21 +224,24 @@ function gpkgWkb(blob: Uint8Array, where: () => string): Uint8Array | null {
   const wkb = blob.subarray(8 + envelope);
   if (wkb.length < 5) throw new SourceError(`${where()}: the geometry blob is truncated`);
   const code = new DataView(wkb.buffer, wkb.byteOffset + 1, 4).getUint32(0, wkb[0] === 1);
-  const unread = UNREAD[(code & 0x0fffffff) % 1000];
+  const base = (code & 0x0fffffff) % 1000;
+  const unread = UNREAD[base];
   if (unread) throw new SourceError(`${where()} is a ${unread[0]}, which georefresh does not read: ${unread[1]}`);
+  // Arcs become the straight segments OGR makes of them (M dropped on the way, as measureFree drops it).
+  if ((base >= 8 && base <= 12) || (base === 7 && holdsCurve(wkb)))
+    try {
+      return linearizeWkb(wkb);
+    } catch (error) {
+      throw new SourceError(`${where()}: its curve cannot be read (${(error as Error).message}); check the file`);
+    }
   return needsMeasureFree(wkb) ? measureFree(wkb) : wkb;
 }
 
 const LINEARIZE = "convert to straight segments first (ogr2ogr -nlt CONVERT_TO_LINEAR out.gpkg in.gpkg)";
 const FACES =
   "a surface of faces that share edges is no valid (multi)polygon; write each face as its own feature (ogr2ogr -explodecollections -nlt POLYGON out.gpkg in.gpkg) or its outline";
-/** The WKB base codes of curves and surfaces (ISO 13249): refused by name, with the conversion that reads them. */
+/** The WKB base codes of abstract types and surfaces of faces (ISO 13249): refused by name, with the conversion. */
 const UNREAD: Record<number, [string, string]> = {
-  8: ["CircularString", LINEARIZE],
-  9: ["CompoundCurve", LINEARIZE],
-  10: ["CurvePolygon", LINEARIZE],
-  11: ["MultiCurve", LINEARIZE],
-  12: ["MultiSurface", LINEARIZE],
   13: ["Curve", LINEARIZE],
   14: ["Surface", LINEARIZE],
   15: ["PolyhedralSurface", FACES],

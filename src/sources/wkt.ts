@@ -1,3 +1,4 @@
+import { circularLine, joinedLine } from "../geo/curves.js";
 import type { Geometry, Position } from "../geo/geometry.js";
 
 /** WKT (OGC 06-103r4, with Z, M and ZM; an EWKT "SRID=…;" prefix is skipped) → a geometry. M values are dropped. */
@@ -91,12 +92,54 @@ class WktParser {
       case "GEOMETRYCOLLECTION":
         g = { type: "GeometryCollection", geometries: empty ? [] : this.list(() => this.geometry()) };
         break;
+      // Curves: the straight segments OGR makes of them (geo/curves.ts), as OGR's CSV reader gives them to ogr2ogr.
+      case "CIRCULARSTRING": {
+        const points = empty ? [] : this.list(() => this.position());
+        g = { type: "LineString", coordinates: this.arcs(points) };
+        break;
+      }
+      case "COMPOUNDCURVE":
+        g = { type: "LineString", coordinates: empty ? [] : joinedLine(this.list(() => this.curve())) };
+        break;
+      case "CURVEPOLYGON":
+        g = { type: "Polygon", coordinates: empty ? [] : this.list(() => this.curve()) };
+        break;
+      case "MULTICURVE":
+        g = { type: "MultiLineString", coordinates: empty ? [] : this.list(() => this.curve()) };
+        break;
+      case "MULTISURFACE":
+        g = { type: "MultiPolygon", coordinates: empty ? [] : this.list(() => this.surface()) };
+        break;
       default:
         throw new WktError(`unknown geometry type ${type} in ${JSON.stringify(this.s.slice(0, 60))}`);
     }
     this.hasZ = saved[0] as boolean;
     this.hasM = saved[1] as boolean;
     return g;
+  }
+
+  private arcs(points: Position[]): Position[] {
+    try {
+      return circularLine(points, points[0]?.length === 3);
+    } catch (error) {
+      throw new WktError(`${(error as Error).message}, in ${JSON.stringify(this.s.slice(0, 60))}`);
+    }
+  }
+
+  /** A curve's member: a bare (…) line, or a LINESTRING, CIRCULARSTRING or COMPOUNDCURVE, as a line. */
+  private curve(): Position[] {
+    if (this.peek("(")) return this.list(() => this.position());
+    const g = this.geometry();
+    if (g.type !== "LineString") throw this.fail("a line, an arc or a compound curve");
+    return g.coordinates;
+  }
+
+  /** A surface's member: a bare ((…)) polygon, or a POLYGON or CURVEPOLYGON, as a polygon's rings. */
+  private surface(): Position[][] {
+    if (this.peek("(")) return this.list(() => this.list(() => this.position()));
+    const g = this.geometry();
+    if (g.type !== "Polygon") throw this.fail("a polygon or a curve polygon");
+    return g.coordinates;
   }
 
   private emptyNext(): boolean {

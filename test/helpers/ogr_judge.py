@@ -36,6 +36,9 @@ def geometry(g):
     if ogr.GT_Flatten(g.GetGeometryType()) == ogr.wkbTriangle:
         # GeoJSON has no Triangle: OGR's own conversion makes it the Polygon of its ring.
         g = ogr.ForceToPolygon(g)
+    if g.HasCurveGeometry():
+        # GeoJSON has no arcs: OGR's own linearization (ogr2ogr -nlt CONVERT_TO_LINEAR's) makes them lines.
+        g = g.GetLinearGeometry()
     j = json.loads(g.ExportToJson())
     return tr(j)
 
