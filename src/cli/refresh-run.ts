@@ -276,7 +276,7 @@ function tallyLine(dataset: string, summary: BackfillSummary, code: number): str
         : `; stopped: the store cannot be used (see above), ${summary.notStarted} not started`
       : `; interrupted: ${summary.notStarted} not started (run again to finish)`;
   const snap = summary.snapshot && "id" in summary.snapshot ? `; snapshot ${summary.snapshot.id}` : "";
-  return `${dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snappedTally(summary.results)}${ballparkTally(summary.results)}${snap}${interrupted}\n`;
+  return `${dataset}: ${partitions(summary.total)}: ${tally || "none"}${summary.retired.length ? `; retired ${summary.retired.length}` : ""}${droppedTally(summary.results)}${snappedTally(summary.results)}${ballparkTally(summary.results)}${linearizedTally(summary.results)}${snap}${interrupted}\n`;
 }
 
 /** Where a run's configuration comes from and what it prints, the same for `backfill` and `run`. */
@@ -340,6 +340,14 @@ function ballparkTally(results: readonly RefreshResult[]): string {
   if (!with_.length) return "";
   const n = with_.reduce((k, r) => k + (r.ballpark ?? 0), 0);
   return `; ${n} position${n > 1 ? "s" : ""} through PROJ's ballpark datum shift in ${with_.length} partition${with_.length > 1 ? "s" : ""} (recorded in each artifact's georefresh:datum_shift)`;
+}
+
+/** Curves read as straight segments (docs/sources.md) in the partitions this run computed. */
+function linearizedTally(results: readonly RefreshResult[]): string {
+  const with_ = results.filter((r) => r?.linearized);
+  if (!with_.length) return "";
+  const n = with_.reduce((k, r) => k + (r.linearized ?? 0), 0);
+  return `; ${n} curve${n > 1 ? "s" : ""} read as straight segments, as OGR makes them, in ${with_.length} partition${with_.length > 1 ? "s" : ""} (recorded in each artifact's georefresh:linearized_curves)`;
 }
 
 /** A feed with no {date} in its url is read for the window's last date only: say which dates that leaves alone. */

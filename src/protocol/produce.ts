@@ -17,6 +17,7 @@ import { memoryBudget } from "./memory-budget.js";
 import type { MemoryBudget } from "./memory-budget.js";
 import { StagedArtifact } from "./staging.js";
 import { droppedMetadata } from "../manifest/dropped.js";
+import { linearizedMetadata } from "../manifest/linearized.js";
 import { snappedMetadata } from "../manifest/snapped.js";
 import { ballparkMetadata } from "../manifest/ballpark.js";
 import type { Ballpark } from "../manifest/ballpark.js";
@@ -39,6 +40,8 @@ export interface Produced {
   snapped?: number;
   /** Positions read through PROJ's ballpark shift (the source's "datumShift": "ballpark"). */
   ballpark?: Ballpark;
+  /** Features that were curves, read as straight segments as OGR makes them (geo/curves.ts). */
+  linearized?: number;
   /** An artifact row as the file it was read from names it (its feature number there), when that is known. */
   rowName?: (row: number) => string;
   /** Where the bytes are read back from, as the store names it. */
@@ -95,7 +98,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
     const reused = await stageExisting(store, plan.aKey, budget, stage);
     if (reused)
       return { plan, staged: reused, source: reused, reused: true, where: store.locate(plan.aKey), budget, dispose };
-    const { staged, snapped, ballpark, rowName } = await compute(plan, stage);
+    const { staged, snapped, ballpark, linearized, rowName } = await compute(plan, stage);
     const temp = tempKey(plan.options.partition, plan.runId, plan.key);
     held.temp = temp;
     await timed("write aside", plan.options.partition, () =>
@@ -112,6 +115,7 @@ export async function produce(plan: RunPlan): Promise<Produced> {
       dispose,
       ...(snapped ? { snapped } : {}),
       ...(ballpark ? { ballpark } : {}),
+      ...(linearized ? { linearized } : {}),
       ...(rowName ? { rowName } : {}),
     };
   } catch (error) {
@@ -147,7 +151,13 @@ async function mergedWithBase(plan: RunPlan, delta: Table): Promise<Table> {
 async function compute(
   plan: RunPlan,
   stage: () => StagedArtifact,
-): Promise<{ staged: StagedArtifact; snapped?: number; ballpark?: Ballpark; rowName?: (row: number) => string }> {
+): Promise<{
+  staged: StagedArtifact;
+  snapped?: number;
+  ballpark?: Ballpark;
+  linearized?: number;
+  rowName?: (row: number) => string;
+}> {
   const { store, task, partition, signal, encodeThreads } = plan.options;
   const declared = (name: string) => {
     const input = Object.hasOwn(plan.inputs, name) ? plan.inputs[name] : undefined;
@@ -195,7 +205,12 @@ async function compute(
       stats: merged ? undefined : stats,
       format: task.format,
       threads: encodeThreads,
-      keyValue: { ...droppedMetadata(dropped), ...snappedMetadata(stats.snapped), ...ballparkMetadata(stats.ballpark) },
+      keyValue: {
+        ...droppedMetadata(dropped),
+        ...snappedMetadata(stats.snapped),
+        ...ballparkMetadata(stats.ballpark),
+        ...linearizedMetadata(stats.linearized),
+      },
     }),
   );
   // The writer's spatial order maps an artifact row back to compute's row, and so to the file's feature.
@@ -206,6 +221,7 @@ async function compute(
     staged: await staged.end(),
     ...(stats.snapped ? { snapped: stats.snapped } : {}),
     ...(stats.ballpark ? { ballpark: stats.ballpark } : {}),
+    ...(stats.linearized ? { linearized: stats.linearized } : {}),
     ...(rowName ? { rowName } : {}),
   };
 }

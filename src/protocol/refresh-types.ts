@@ -50,6 +50,8 @@ export interface RefreshResult {
   snapped?: number;
   /** Positions read through PROJ's ballpark shift ("datumShift": "ballpark"), recorded in the artifact's footer. */
   ballpark?: number;
+  /** Features that were curves, read as straight segments as OGR makes them, recorded in the artifact's footer. */
+  linearized?: number;
   /**
    * A failure's stable error code, when it had one: the store's own when the store could not be used ("Unavailable",
    * "AccessDenied", …), an input that does not exist ("InputMissing"). The CLI's exit code comes from it through

@@ -162,6 +162,7 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     ...(entry.dropped ? { dropped: entry.dropped.rows } : {}),
     ...(produced.snapped ? { snapped: produced.snapped } : {}),
     ...(produced.ballpark ? { ballpark: produced.ballpark.positions } : {}),
+    ...(produced.linearized ? { linearized: produced.linearized } : {}),
   };
   if (promoted.outcome === "unchanged") {
     const manifest = {
@@ -190,7 +191,7 @@ function outcomeOf({ recorded, promoted, base }: Published, result: Result): Ref
     );
   return result(
     produced.reused ? "reconciled" : "promoted",
-    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)}${snappedShown(produced.snapped)}${ballparkShown(produced.ballpark)})`,
+    `${produced.reused ? "pointed the manifest at existing" : "published"} ${plan.aKey} (${entry.rows} rows${changesShown(entry)}${droppedShown(entry)}${snappedShown(produced.snapped)}${ballparkShown(produced.ballpark)}${linearizedShown(produced.linearized)})`,
     { ...extra, manifest },
   );
 }
@@ -206,6 +207,12 @@ export function droppedShown(entry: { dropped?: { rows: number; why: string[] } 
 function snappedShown(count: number | undefined): string {
   if (!count) return "";
   return `; ${count} coordinate${count > 1 ? "s" : ""} within ${WORLD_EDGE_TOLERANCE}° past ±180°/±90° put on the world's edge`;
+}
+
+/** Curves read as straight segments, for the outcome line. */
+function linearizedShown(count: number | undefined): string {
+  if (!count) return "";
+  return `; ${count} curve${count > 1 ? "s" : ""} read as straight segments, as OGR makes them`;
 }
 
 /** Positions read through PROJ's ballpark, for the outcome line. */

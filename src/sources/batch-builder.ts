@@ -1,3 +1,4 @@
+import { setLinearized } from "../task/linearized.js";
 import { setRowOrigins } from "../task/row-origins.js";
 import { isUtf8 } from "node:buffer";
 import { Binary, Bool, Field, Float64, Int32, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
@@ -57,6 +58,8 @@ export class BatchBuilder {
   private geometries: (Geometry | Uint8Array | null)[] = [];
   private rows = 0;
   private fids: number[] = [];
+  /** Features of this batch that were curves, made straight segments by the reader (task/linearized.ts). */
+  linearized = 0;
   /** Rows already flushed, for messages naming a row. */
   private before = 0;
   private readonly seen = new Set<string>();
@@ -224,6 +227,8 @@ export class BatchBuilder {
     const batch = new RecordBatch(schema, makeData({ type: new Struct(fields), length: this.rows, children }));
     this.before += this.rows;
     if (this.fids.length === this.rows) setRowOrigins(batch, Float64Array.from(this.fids));
+    setLinearized(batch, this.linearized);
+    this.linearized = 0;
     this.fids = [];
     this.rows = 0;
     return batch;

@@ -68,7 +68,7 @@ export const csvFormat: SourceFormat = {
             const b = builder as BatchBuilder;
             fid++;
             b.add(
-              rowGeometry(record, geometry as GeometryColumns, () => `${file.name}, line ${line}`),
+              rowGeometry(record, geometry as GeometryColumns, () => `${file.name}, line ${line}`, b),
               // A line break inside a quoted value is "\n", as OGR reads it, whatever the file's line ends are.
               (i) => record[i]?.replaceAll("\r\n", "\n"),
               fid, // OGR's CSV FIDs count records from 1
@@ -141,10 +141,14 @@ function geometryColumns(header: string[], given: ReadOptions["geometry"], where
   );
 }
 
-function rowGeometry(record: string[], g: GeometryColumns, where: () => string): Geometry | null {
+/** WKT that holds a curve, which the parser makes straight segments (counted for the outcome line). */
+const CURVE_WKT = /CIRCULARSTRING|COMPOUNDCURVE|CURVEPOLYGON|MULTICURVE|MULTISURFACE/i;
+
+function rowGeometry(record: string[], g: GeometryColumns, where: () => string, b: BatchBuilder): Geometry | null {
   if ("wkt" in g) {
     const text = (record[g.wkt] ?? "").trim();
     if (!text) return null;
+    if (CURVE_WKT.test(text)) b.linearized++;
     try {
       return parseWkt(text);
     } catch (error) {

@@ -166,8 +166,10 @@ export const flatgeobufFormat: SourceFormat = {
             // over a copy aligned for their Float64Array views.
             const type = g < 0 ? 0 : h.geometryType || f.geometryType(g);
             const curve = (type >= 8 && type <= 12) || type === 7 ? fgbCurveWkb(f, g, type) : undefined;
-            if (curve && holdsCurve(curve)) geometry = linearizeWkb(curve);
-            else if (type >= 8 && type <= 12) geometry = null;
+            if (curve && holdsCurve(curve)) {
+              geometry = linearizeWkb(curve);
+              builder.linearized++;
+            } else if (type >= 8 && type <= 12) geometry = null;
             else
               geometry = g < 0 ? null : (fgbWkb(f, g, h.geometryType) ?? viaGeoJson(sizeBytes, body, h.geometryType));
             fgbProperties(f.properties(), h.columns, values);

@@ -159,7 +159,13 @@ export const gpkgFormat: SourceFormat = {
               // Named by its fid, as OGR counts the layer's features.
               const fid = values[columns.length + 1];
               builder.add(
-                blob === null ? null : gpkgWkb(blob, () => `${file.name} layer ${layer}, feature ${String(fid)}`),
+                blob === null
+                  ? null
+                  : gpkgWkb(
+                      blob,
+                      () => `${file.name} layer ${layer}, feature ${String(fid)}`,
+                      () => builder.linearized++,
+                    ),
                 (i) => values[i],
                 Number(fid),
               );
@@ -213,7 +219,7 @@ async function readablePath(file: SourceFile): Promise<{ path: string; done: () 
 const ENVELOPE_BYTES = [0, 32, 48, 48, 64];
 
 /** A GeoPackage geometry blob (GP header, optional envelope) → its WKB; null for an empty one GDAL marked so. */
-function gpkgWkb(blob: Uint8Array, where: () => string): Uint8Array | null {
+function gpkgWkb(blob: Uint8Array, where: () => string, linearized: () => void): Uint8Array | null {
   if (blob.length < 8 || blob[0] !== 0x47 || blob[1] !== 0x50)
     throw new SourceError(`${where()}: the geometry is not a GeoPackage geometry blob (no 'GP' magic)`);
   const flags = blob[3] as number;
@@ -230,6 +236,7 @@ function gpkgWkb(blob: Uint8Array, where: () => string): Uint8Array | null {
   // Arcs become the straight segments OGR makes of them (M dropped on the way, as measureFree drops it).
   if ((base >= 8 && base <= 12) || (base === 7 && holdsCurve(wkb)))
     try {
+      linearized();
       return linearizeWkb(wkb);
     } catch (error) {
       throw new SourceError(`${where()}: its curve cannot be read (${(error as Error).message}); check the file`);

@@ -1,3 +1,4 @@
+import { linearizedOf, setLinearized } from "../task/linearized.js";
 import { rowOrigins, setRowOrigins } from "../task/row-origins.js";
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
@@ -98,6 +99,10 @@ export function sourceTask(spec: SourceSpec): TaskDefinition {
             );
         const { definition } = sourceCrs(opened, spec.crs, name);
         const table = unifyBatches(batches, definition, name);
+        setLinearized(
+          table,
+          batches.reduce((n, b) => n + linearizedOf(b), 0),
+        );
         // Each row's feature number in the file, when the reader said it for every row (row-origins.ts).
         const fids = batches.map((b) => rowOrigins(b));
         if (fids.every((f) => f !== undefined)) {

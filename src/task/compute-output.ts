@@ -1,3 +1,4 @@
+import { linearizedOf } from "./linearized.js";
 import { rowOrigins } from "./row-origins.js";
 import { Binary, DataType, makeData, makeVector, Table } from "apache-arrow";
 import type { Data, RecordBatch, Vector } from "apache-arrow";
@@ -165,13 +166,14 @@ export async function tableFromCompute(
   opts: { columns?: ColumnSpec[]; from: Crs; to: Crs; ballpark?: boolean },
 ): Promise<{
   table: Table;
-  stats: { bboxes: Float64Array; types: Set<string>; snapped?: number; ballpark?: Ballpark };
+  stats: { bboxes: Float64Array; types: Set<string>; snapped?: number; ballpark?: Ballpark; linearized?: number };
   /** Each row's feature number in the file it was read from, when its reader said (row-origins.ts). */
   origins?: Float64Array;
 }> {
   const batches = await gather(out);
   const arrow = batches.filter(isArrow);
   const origins = arrow.length === 1 ? rowOrigins(arrow[0] as object) : undefined;
+  const linearized = arrow.reduce((n, b) => n + linearizedOf(b), 0);
   const from = (arrow[0] && crsOfGeoArrow(arrow[0])) ?? opts.from;
   const ballparked: BallparkTally = { positions: 0, datums: new Set() };
   const transform = sameCrs(from, opts.to)
@@ -247,6 +249,7 @@ export async function tableFromCompute(
       bboxes: wkb.bboxes,
       types: wkb.types,
       ...(wkb.snapped ? { snapped: wkb.snapped } : {}),
+      ...(linearized ? { linearized } : {}),
       ...(ballparked.positions
         ? { ballpark: { positions: ballparked.positions, datums: [...ballparked.datums] } }
         : {}),

@@ -6,12 +6,13 @@
  * georefresh nests rings by containment instead, and the test says so.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliHere } from "../helpers/cli.js";
+import { duckdb, rows } from "../helpers/duckdb.js";
 import { positions, readRows } from "../helpers/geojson-rows.js";
 import type { Geometry, Row } from "../helpers/geojson-rows.js";
 
@@ -121,6 +122,36 @@ describe("feeds from the wild read as OGR reads them, or are refused naming the 
     }
   }, 240_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("says so where curves were read as straight segments: the outcome line and each artifact's footer", async () => {
+    // Every curve case has one feature that is a plain line (k 0 of CURVES) or a point, which is not counted.
+    for (const [dataset, curves] of [
+      ["gpkg-curves", 8],
+      ["fgb-curves", 8],
+      ["csv-curves", 8],
+      ["gpkg-curves-utm", 3],
+      ["fgb-curves-collection", 1],
+    ] as const) {
+      const out = outcomes.get(dataset)?.out ?? "";
+      expect(out, dataset).toContain(
+        `; ${curves} curve${curves > 1 ? "s" : ""} read as straight segments, as OGR makes them, in 1 partition`,
+      );
+      const artifacts = readdirSync(join(dir, "data", "artifacts", dataset), { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith(".parquet"));
+      expect(artifacts, dataset).toHaveLength(1);
+      const kv = await rows(
+        await duckdb(),
+        `SELECT decode(value) AS v FROM parquet_kv_metadata('${join(dir, "data", "artifacts", dataset, artifacts[0] as string)}') WHERE decode(key) = 'georefresh:linearized_curves'`,
+      );
+      expect(
+        kv.map((r) => String(r.v)),
+        dataset,
+      ).toEqual([String(curves)]);
+    }
+    // A file without curves says nothing of them.
+    expect(outcomes.get("gpkg-measures")?.out).not.toContain("straight segments");
+  });
 
   it("the corpus covers what the issue names", () => {
     const names = cases.map((c) => c.dataset);
