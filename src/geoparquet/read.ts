@@ -51,6 +51,11 @@ function wrap<T>(where: string, what: string, f: () => T): T {
         `${where}: ran out of memory to ${what} (${detail}); the file decodes to more than this process can hold. Lower GEOREFRESH_MAX_DECODE_BYTES to refuse such files up front`,
       );
     }
+    // Arrow's Parquet reader checks text is UTF-8 (never U+FFFD): a code page's bytes, not a broken file.
+    if (/non UTF-8 data/i.test(detail))
+      throw new GeoParquetReadError(
+        `${where}: a text column holds bytes that are not UTF-8 (${detail.replace(/^.*?(encountered non UTF-8)/i, "$1")}): its writer stored another code page's bytes in a UTF-8 column; write the file again from a source read in its own encoding, or leave the column out with "columns"`,
+      );
     throw new GeoParquetReadError(
       `${where}: cannot ${what}: ${detail}; the file is not valid Parquet (truncated or corrupted?)`,
     );

@@ -62,7 +62,10 @@ export const geoparquetFormat: SourceFormat = {
         ...(hasCrs ? {} : { impliedCrs: "OGC:CRS84" }),
         async *batches() {
           let builder: BatchBuilder | undefined;
-          for await (const group of ranged.rowGroups()) {
+          // Only the geometry and the kept columns are decoded: a column left out cannot fail the read.
+          const select = options.columns;
+          const projected = select ? [primary, ...columns.filter((c) => Object.hasOwn(select, c))] : undefined;
+          for await (const group of ranged.rowGroups(projected)) {
             const table = group.table;
             if (!fields) {
               fields = columns.map((name) => {

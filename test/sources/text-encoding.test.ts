@@ -3,11 +3,12 @@
  * "encoding" (test/sources/wild.test.ts), and read letter for letter with it, as Python's own codec decodes them.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRows } from "../helpers/geojson-rows.js";
+import { geopandasPython } from "../helpers/geopandas.js";
 import { backfillSource } from "../helpers/source-corpus.js";
 
 let dir: string;
@@ -60,5 +61,45 @@ describe('"encoding" on a text file written in a code page', () => {
     expect(read.code, read.out).toBe(0);
     const rows = await readRows("one-latin1", join(dir, "one-latin1.config.json"), "weld");
     expect(rows.map((r) => r.properties.name)).toEqual([NAMES[0]]);
+  });
+});
+
+describe("a GeoParquet whose string column holds bytes that are not UTF-8", () => {
+  it("is refused saying so (not as a corrupt file), and read with the column left out", async () => {
+    const where = mkdtempSync(join(tmpdir(), "georefresh-gpq-text-"));
+    try {
+      mkdirSync(join(where, "weld"));
+      const file = join(where, "weld", "names.parquet");
+      // GeoPandas writes it, in plain uncompressed pages, so the text's bytes are in the file as they are.
+      execFileSync(geopandasPython(), [
+        "-c",
+        `import sys, geopandas as gpd, shapely
+gpd.GeoDataFrame({"k": [0, 1], "name": ["Zoe", "Sa#d"]}, geometry=[shapely.Point(-104.8, 40.4), shapely.Point(-104.7, 40.4)], crs="EPSG:4326").to_parquet(sys.argv[1], compression=None, use_dictionary=False, write_statistics=False)`,
+        file,
+      ]);
+      const clean = await backfillSource(where, "gpq-utf8", { url: "./{region}/names.parquet" });
+      expect(clean.code, clean.out).toBe(0);
+      // "Sa#d" becomes "Sa\xefd" in place, as a writer that stored Latin-1 in a UTF-8 column leaves it.
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf("Sa#d");
+      expect(at).toBeGreaterThan(0);
+      bytes[at + 2] = 0xef;
+      writeFileSync(join(where, "weld", "latin1.parquet"), bytes);
+      const refused = await backfillSource(where, "gpq-latin1", { url: "./{region}/latin1.parquet" });
+      expect(refused.code, refused.out).toBe(5);
+      expect(refused.out).toMatch(
+        /latin1\.parquet \(row group 0\): a text column holds bytes that are not UTF-8 \(encountered non UTF-8 data.*leave the column out with "columns"/,
+      );
+      expect(refused.out).not.toContain("\uFFFD");
+      expect(refused.published).toBe(false);
+      // Leaving the column out reads the rest.
+      const kept = await backfillSource(where, "gpq-without-name", {
+        url: "./{region}/latin1.parquet",
+        columns: { k: "k" },
+      });
+      expect(kept.code, kept.out).toBe(0);
+    } finally {
+      rmSync(where, { recursive: true, force: true });
+    }
   });
 });
