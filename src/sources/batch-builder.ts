@@ -12,7 +12,7 @@ import type { SourceColumn } from "./source-options.js";
 import { ColumnBuffer } from "./column-buffer.js";
 import { BadValue, inferType } from "./convert.js";
 import { SourceError } from "./errors.js";
-import { shownBytes } from "./utf8-text.js";
+import { shownBytes } from "./text/utf8-text.js";
 
 const UTF8 = new TextDecoder();
 

@@ -32,41 +32,41 @@ const FORMATS = {
   geojson: {
     extensions: /\.(geojson|json)$/i,
     options: [ENCODING],
-    load: async () => (await import("./geojson.js")).geojsonFormat,
+    load: async () => (await import("./geojson/geojson.js")).geojsonFormat,
   },
   geojsonseq: {
     extensions: /\.(geojsonl|geojsons|geojsonseq|ndjson|jsonl)$/i,
     options: [ENCODING],
-    load: async () => (await import("./geojsonseq.js")).geojsonSeqFormat,
+    load: async () => (await import("./geojson/geojsonseq.js")).geojsonSeqFormat,
   },
   flatgeobuf: {
     extensions: /\.fgb$/i,
     options: [],
-    load: async () => (await import("./flatgeobuf.js")).flatgeobufFormat,
+    load: async () => (await import("./flatgeobuf/flatgeobuf.js")).flatgeobufFormat,
   },
   shapefile: {
     extensions: /\.(shp|zip|shz)$/i,
     options: [LAYER, ENCODING],
     // A zip holds its own sidecars; a bare .shp has them beside it.
     companions: (path: string) => (/\.shp$/i.test(path) ? SHAPEFILE_SIDECARS : []),
-    load: async () => (await import("./shapefile.js")).shapefileFormat,
+    load: async () => (await import("./shapefile/shapefile.js")).shapefileFormat,
   },
   gpkg: {
     extensions: /\.gpkg$/i,
     options: [LAYER],
     // A WAL-mode GeoPackage's edits not yet checkpointed into it.
     companions: () => GPKG_SIDECARS,
-    load: async () => (await import("./gpkg.js")).gpkgFormat,
+    load: async () => (await import("./gpkg/gpkg.js")).gpkgFormat,
   },
   csv: {
     extensions: /\.(csv|tsv)$/i,
     options: [ENCODING, GEOMETRY],
-    load: async () => (await import("./csv.js")).csvFormat,
+    load: async () => (await import("./csv/csv.js")).csvFormat,
   },
   geoparquet: {
     extensions: /\.(parquet|geoparquet)$/i,
     options: [],
-    load: async () => (await import("./geoparquet.js")).geoparquetFormat,
+    load: async () => (await import("./geoparquet/geoparquet.js")).geoparquetFormat,
   },
 } satisfies Record<string, FormatDeclaration>;
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { parseJsonExact } from "../../src/sources/exact-json.js";
+import { parseJsonExact } from "../../src/sources/geojson/exact-json.js";
 import { runCliHere } from "./cli.js";
 
 /** GeoJSON rows as OGR's judge (ogr_judge.py) and `georefresh read --format geojson` print them. */

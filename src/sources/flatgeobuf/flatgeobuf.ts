@@ -5,17 +5,17 @@ import { fromGeometry } from "flatgeobuf/lib/mjs/geojson/geometry.js";
 import { fromByteBuffer } from "flatgeobuf/lib/mjs/header-meta.js";
 import type { HeaderMeta } from "flatgeobuf/lib/mjs/header-meta.js";
 import { calcTreeSize } from "flatgeobuf/lib/mjs/packedrtree.js";
-import { ByteReader } from "./byte-reader.js";
-import type { Geometry, GeometryType } from "../geo/geometry.js";
-import type { ColumnType } from "../geoparquet/features.js";
-import { BatchBuilder } from "./batch-builder.js";
-import type { FileField } from "./batch-builder.js";
-import { SourceError } from "./errors.js";
+import { ByteReader } from "../byte-reader.js";
+import type { Geometry, GeometryType } from "../../geo/geometry.js";
+import type { ColumnType } from "../../geoparquet/features.js";
+import { BatchBuilder } from "../batch-builder.js";
+import type { FileField } from "../batch-builder.js";
+import { SourceError } from "../errors.js";
 import { fgbProperties } from "./fgb-properties.js";
 import { FgbFeature } from "./fgb-raw.js";
 import { fgbCurveWkb, fgbWkb } from "./fgb-wkb.js";
-import { holdsCurve, linearizeWkb } from "../geo/curves.js";
-import type { SourceFormat } from "./source-format.js";
+import { holdsCurve, linearizeWkb } from "../../geo/curves.js";
+import type { SourceFormat } from "../source-format.js";
 
 /** FlatGeobuf column types (flatgeobuf's ColumnType enum, by value) → ours. Binary is refused. */
 const TYPES: Record<number, ColumnType | undefined> = {

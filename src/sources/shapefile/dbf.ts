@@ -1,6 +1,6 @@
-import type { FieldText } from "./text-decode.js";
-import type { ColumnType } from "../geoparquet/features.js";
-import type { FileField } from "./batch-builder.js";
+import type { FieldText } from "../text/text-decode.js";
+import type { ColumnType } from "../../geoparquet/features.js";
+import type { FileField } from "../batch-builder.js";
 
 /** A dBASE field: its name, type letter, width and decimals, and where it sits in a record. */
 export interface DbfField extends FileField {

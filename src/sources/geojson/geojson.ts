@@ -3,13 +3,13 @@ import Chain from "stream-chain";
 import StreamJson from "stream-json";
 import Pick from "stream-json/filters/Pick.js";
 import StreamValues from "stream-json/streamers/StreamValues.js";
-import { BatchBuilder } from "./batch-builder.js";
-import { SourceError } from "./errors.js";
+import { BatchBuilder } from "../batch-builder.js";
+import { SourceError } from "../errors.js";
 import { exactNumber, MAX_JSON_DEPTH, mayHoldLongIntegers, parseJsonExact } from "./exact-json.js";
 import { crsMember, featureRow } from "./geojson-geometry.js";
-import type { OpenedSource, SourceFormat } from "./source-format.js";
-import { decoderFor, encodingLabel } from "./text-decode.js";
-import { checkedUtf8, textOf } from "./utf8-text.js";
+import type { OpenedSource, SourceFormat } from "../source-format.js";
+import { decoderFor, encodingLabel } from "../text/text-decode.js";
+import { checkedUtf8, textOf } from "../text/utf8-text.js";
 
 const TOP = new Set(["type", "crs"]);
 const GEOMETRY_TYPES = new Set([

@@ -1,5 +1,5 @@
-import { circularLine, joinedLine } from "../geo/curves.js";
-import type { Geometry, Position } from "../geo/geometry.js";
+import { circularLine, joinedLine } from "../../geo/curves.js";
+import type { Geometry, Position } from "../../geo/geometry.js";
 
 /** WKT (OGC 06-103r4, with Z, M and ZM; an EWKT "SRID=…;" prefix is skipped) → a geometry. M values are dropped. */
 export function parseWkt(text: string): Geometry {

@@ -1,10 +1,10 @@
 import { createInterface } from "node:readline";
-import { BatchBuilder } from "./batch-builder.js";
-import { SourceError } from "./errors.js";
+import { BatchBuilder } from "../batch-builder.js";
+import { SourceError } from "../errors.js";
 import { MAX_JSON_DEPTH, mayHoldLongIntegers, nestedDeeperThan, parseJsonExact } from "./exact-json.js";
 import { featureRow } from "./geojson-geometry.js";
-import type { SourceFormat } from "./source-format.js";
-import { textOf } from "./utf8-text.js";
+import type { SourceFormat } from "../source-format.js";
+import { textOf } from "../text/utf8-text.js";
 
 /** GeoJSON text sequences (RFC 8142, or newline-delimited): one feature per line, read line by line. */
 export const geojsonSeqFormat: SourceFormat = {

@@ -1,5 +1,5 @@
-import type { Geometry } from "../geo/geometry.js";
-import { SourceError } from "./errors.js";
+import type { Geometry } from "../../geo/geometry.js";
+import { SourceError } from "../errors.js";
 
 const DEPTH: Record<string, number> = {
   Point: 0,

@@ -1,13 +1,13 @@
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
-import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
-import { ByteReader } from "./byte-reader.js";
+import { BATCH_ROWS, BatchBuilder } from "../batch-builder.js";
+import { ByteReader } from "../byte-reader.js";
 import { dbfFields, dbfPrelude, dbfValue, LDID_ENCODINGS } from "./dbf.js";
-import { SourceError } from "./errors.js";
+import { SourceError } from "../errors.js";
 import { layerType, shpGeometry, shpPointWkb } from "./shp-geometry.js";
-import type { OpenedSource, ReadOptions, SourceFile, SourceFormat } from "./source-format.js";
-import { fieldText, NotUtf8Text, unsaidText } from "./text-decode.js";
-import { shownBytes } from "./utf8-text.js";
+import type { OpenedSource, ReadOptions, SourceFile, SourceFormat } from "../source-format.js";
+import { fieldText, NotUtf8Text, unsaidText } from "../text/text-decode.js";
+import { shownBytes } from "../text/utf8-text.js";
 import { openZip } from "./zip.js";
 import type { ZipArchive } from "./zip.js";
 

@@ -11,9 +11,9 @@ import * as flatbuffers from "flatbuffers";
 import { fromByteBuffer } from "flatgeobuf/lib/mjs/header-meta.js";
 import { calcTreeSize } from "flatgeobuf/lib/mjs/packedrtree.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FgbFeature, GEOMETRY_FIELD } from "../../src/sources/fgb-raw.js";
-import { fgbWkb } from "../../src/sources/fgb-wkb.js";
-import { flatgeobufFormat } from "../../src/sources/flatgeobuf.js";
+import { FgbFeature, GEOMETRY_FIELD } from "../../../src/sources/flatgeobuf/fgb-raw.js";
+import { fgbWkb } from "../../../src/sources/flatgeobuf/fgb-wkb.js";
+import { flatgeobufFormat } from "../../../src/sources/flatgeobuf/flatgeobuf.js";
 
 let dir: string;
 let file: string;

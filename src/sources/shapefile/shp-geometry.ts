@@ -1,4 +1,4 @@
-import type { Geometry, GeometryType, Position } from "../geo/geometry.js";
+import type { Geometry, GeometryType, Position } from "../../geo/geometry.js";
 
 /** The geometry type of a Shapefile's shape type (its header's, for a layer's empty geometries). */
 export function layerType(shapeType: number): GeometryType {

@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCliHere } from "../helpers/cli.js";
-import { readRows } from "../helpers/geojson-rows.js";
+import { runCliHere } from "../../helpers/cli.js";
+import { readRows } from "../../helpers/geojson-rows.js";
 
 const GDAL = `
 import os, sys

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { pipeline, Transform } from "node:stream";
-import { SourceError } from "./errors.js";
+import { SourceError } from "../errors.js";
 import { decoderFor, decodingStream, encodingLabel } from "./text-decode.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import yauzl from "yauzl";
 import type { Entry, ZipFile } from "yauzl";
-import { inputCap } from "../inputs/input-copy.js";
-import { SourceError } from "./errors.js";
+import { inputCap } from "../../inputs/input-copy.js";
+import { SourceError } from "../errors.js";
 
 /** Deflate cannot pass about 1032:1; a large entry near it is zeros, not data (a zip bomb). */
 const BOMB_RATIO = 1000;

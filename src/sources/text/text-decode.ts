@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { Transform } from "node:stream";
 import { TextDecoder } from "node:util";
 import { SINGLE_BYTE_PAGES } from "./code-page-tables.js";
-import { SourceError } from "./errors.js";
+import { SourceError } from "../errors.js";
 
 /** Windows code page numbers whose WHATWG names are not "windows-N" (as .cpg files and ESRI write them). */
 const CODE_PAGES: Record<string, string> = {

@@ -1,12 +1,12 @@
 import { open } from "node:fs/promises";
 import type { Vector } from "apache-arrow";
-import type { ColumnType } from "../geoparquet/features.js";
-import { openRanged } from "../geoparquet/ranged-read.js";
-import type { RangeSource } from "../geoparquet/ranged-read.js";
-import { BatchBuilder } from "./batch-builder.js";
-import type { FileField } from "./batch-builder.js";
-import { SourceError } from "./errors.js";
-import type { SourceFormat } from "./source-format.js";
+import type { ColumnType } from "../../geoparquet/features.js";
+import { openRanged } from "../../geoparquet/ranged-read.js";
+import type { RangeSource } from "../../geoparquet/ranged-read.js";
+import { BatchBuilder } from "../batch-builder.js";
+import type { FileField } from "../batch-builder.js";
+import { SourceError } from "../errors.js";
+import type { SourceFormat } from "../source-format.js";
 
 const CHUNK = 8 * 2 ** 20;
 

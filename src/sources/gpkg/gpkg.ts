@@ -2,15 +2,15 @@ import { copyFile, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { knownCrs } from "../geo/crs.js";
-import { holdsCurve, linearizeWkb } from "../geo/curves.js";
-import type { GeometryType } from "../geo/geometry.js";
-import type { ColumnType } from "../geoparquet/features.js";
-import { BATCH_ROWS, BatchBuilder } from "./batch-builder.js";
-import type { FileField } from "./batch-builder.js";
-import { measureFree, needsMeasureFree } from "../geo/wkb-measures.js";
-import { SourceError } from "./errors.js";
-import type { SourceFile, SourceFormat } from "./source-format.js";
+import { knownCrs } from "../../geo/crs.js";
+import { holdsCurve, linearizeWkb } from "../../geo/curves.js";
+import type { GeometryType } from "../../geo/geometry.js";
+import type { ColumnType } from "../../geoparquet/features.js";
+import { BATCH_ROWS, BatchBuilder } from "../batch-builder.js";
+import type { FileField } from "../batch-builder.js";
+import { measureFree, needsMeasureFree } from "../../geo/wkb-measures.js";
+import { SourceError } from "../errors.js";
+import type { SourceFile, SourceFormat } from "../source-format.js";
 
 const LAYER_TYPES: Record<string, GeometryType> = {
   POINT: "Point",

@@ -1,13 +1,13 @@
 import { open } from "node:fs/promises";
 import { pipeline } from "node:stream";
 import { parse } from "csv-parse";
-import type { Geometry } from "../geo/geometry.js";
-import { BatchBuilder } from "./batch-builder.js";
-import type { FileField } from "./batch-builder.js";
-import { SourceError } from "./errors.js";
-import type { ReadOptions, SourceFormat } from "./source-format.js";
-import { decoderFor } from "./text-decode.js";
-import { textOf } from "./utf8-text.js";
+import type { Geometry } from "../../geo/geometry.js";
+import { BatchBuilder } from "../batch-builder.js";
+import type { FileField } from "../batch-builder.js";
+import { SourceError } from "../errors.js";
+import type { ReadOptions, SourceFormat } from "../source-format.js";
+import { decoderFor } from "../text/text-decode.js";
+import { textOf } from "../text/utf8-text.js";
 import { parseWkt, WktError } from "./wkt.js";
 
 const WKT_NAMES = ["wkt", "geometry", "geom", "the_geom", "wkt_geom", "shape"];

@@ -13,11 +13,11 @@ import { fromGeometry } from "flatgeobuf/lib/mjs/geojson/geometry.js";
 import { fromByteBuffer } from "flatgeobuf/lib/mjs/header-meta.js";
 import { calcTreeSize } from "flatgeobuf/lib/mjs/packedrtree.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Geometry } from "../../src/geo/geometry.js";
-import { encodeWkb } from "../../src/geo/wkb.js";
-import { FgbFeature } from "../../src/sources/fgb-raw.js";
-import { fgbWkb } from "../../src/sources/fgb-wkb.js";
-import { writeFixtures } from "../helpers/source-corpus.js";
+import type { Geometry } from "../../../src/geo/geometry.js";
+import { encodeWkb } from "../../../src/geo/wkb.js";
+import { FgbFeature } from "../../../src/sources/flatgeobuf/fgb-raw.js";
+import { fgbWkb } from "../../../src/sources/flatgeobuf/fgb-wkb.js";
+import { writeFixtures } from "../../helpers/source-corpus.js";
 
 let dir: string;
 
