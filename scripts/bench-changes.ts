@@ -14,7 +14,7 @@ import { changelogOf, encodeChangelog } from "../src/changes/changelog.js";
 import type { Side } from "../src/changes/changelog.js";
 import { diffDigests } from "../src/changes/diff.js";
 import { digestReady, RowDigester } from "../src/changes/row-digest.js";
-import { crsFromCode } from "../src/geo/crs.js";
+import { crsFromCode } from "../src/geo/crs/crs.js";
 import { syntheticParcels } from "./synthetic-parcels.js";
 import { openRanged } from "../src/geoparquet/ranged-read.js";
 import type { RangeSource } from "../src/geoparquet/ranged-read.js";

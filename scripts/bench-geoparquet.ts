@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Binary, makeData, makeVector, Table } from "apache-arrow";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { crsFromCode } from "../src/geo/crs.js";
+import { crsFromCode } from "../src/geo/crs/crs.js";
 import type { Geometry } from "../src/geo/geometry.js";
 import { GeometryValidator } from "../src/geo/validity.js";
 import { encodeWkbColumn } from "../src/geo/wkb.js";

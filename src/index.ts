@@ -37,7 +37,7 @@ export { validateGeoParquetFile } from "./geoparquet/validate.js";
 export type { FileReport, Finding, ValidateFileOptions } from "./geoparquet/validate.js";
 export { featuresToTable } from "./geoparquet/features.js";
 export type { Feature } from "./geoparquet/features.js";
-export { crsFromCode } from "./geo/crs.js";
+export { crsFromCode } from "./geo/crs/crs.js";
 export { collectGarbage, MIN_FLOOR_MS } from "./gc/gc.js";
 export type { GcOptions, GcReport } from "./gc/gc.js";
 export { TamperedManifestError, ManifestError } from "./manifest/codec.js";

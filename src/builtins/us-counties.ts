@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { feature } from "topojson-client";
 import type { Topology } from "topojson-specification";
 import { equalAreaArea } from "../geo/area.js";
-import { crsFromCode } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs/crs.js";
 import type { Geometry } from "../geo/geometry.js";
 import { makeValidPolygonal, RepairError } from "../geo/repair.js";
 import { validateWkb } from "../geo/validity.js";

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { crsFromDefinition, storageCrsOf } from "../geo/crs.js";
+import { crsFromDefinition, storageCrsOf } from "../geo/crs/crs.js";
 import { NAME, NAME_RULE, nameShown } from "../manifest/layout.js";
 import { formatOfUrl, isSourceFormat, optionsOf, SOURCE_FORMATS } from "../sources/formats.js";
 import type { SourceFormatName } from "../sources/formats.js";

@@ -1,5 +1,5 @@
-import { crsFromCode, transformer } from "./crs.js";
-import type { Crs } from "./crs.js";
+import { crsFromCode, transformer } from "./crs/crs.js";
+import type { Crs } from "./crs/crs.js";
 import type { Geometry } from "./geometry.js";
 import { encodeWkb, wkbBaseCode } from "./wkb.js";
 import { scanWkb } from "./wkb-scan.js";

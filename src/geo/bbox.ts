@@ -1,4 +1,4 @@
-import { crsFromCode, CRS84_CRS, transformer } from "./crs.js";
+import { crsFromCode, CRS84_CRS, transformer } from "./crs/crs.js";
 
 /** [minx, miny, maxx, maxy]. */
 export type Bbox = [number, number, number, number];

@@ -1,6 +1,6 @@
 import initGeosJs from "geos-wasm";
-import { inAreaOfUse } from "./crs.js";
-import type { Crs } from "./crs.js";
+import { inAreaOfUse } from "./crs/crs.js";
+import type { Crs } from "./crs/crs.js";
 import proj4 from "proj4";
 import { wkbBaseCode, WkbError } from "./wkb.js";
 import { scanWkb } from "./wkb-scan.js";

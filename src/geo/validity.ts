@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { validateChunk } from "./validity-core.js";
 import type { GeometryIssue, ValidationChunk } from "./validity-core.js";
-import type { Crs } from "./crs.js";
+import type { Crs } from "./crs/crs.js";
 import { wkbBaseCode } from "./wkb.js";
 import { WorkerPool } from "./worker-pool.js";
 

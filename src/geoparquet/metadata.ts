@@ -1,4 +1,4 @@
-import type { Crs } from "../geo/crs.js";
+import type { Crs } from "../geo/crs/crs.js";
 import { GeorefreshError } from "../errors.js";
 import type { ErrorCode } from "../errors.js";
 

@@ -4,7 +4,7 @@ import type { Schema } from "apache-arrow";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Ajv } from "ajv";
 import type { ValidateFunction } from "ajv";
-import { crsFromProjjson, CrsError } from "../geo/crs.js";
+import { crsFromProjjson, CrsError } from "../geo/crs/crs.js";
 import type { FooterFacts, TopLevelColumn } from "./footer-facts.js";
 import { isNativeEncoding, nativeTypeProblem } from "./geoarrow.js";
 import type { GeoColumnMetadata, GeoMetadata } from "./metadata.js";

@@ -1,6 +1,6 @@
 import type { Vector } from "apache-arrow";
-import { crsFromGeoParquet, CrsError } from "../geo/crs.js";
-import type { Crs } from "../geo/crs.js";
+import { crsFromGeoParquet, CrsError } from "../geo/crs/crs.js";
+import type { Crs } from "../geo/crs/crs.js";
 import { GeometryValidator } from "../geo/validity.js";
 import type { WkbColumn } from "../geo/wkb.js";
 import { binaryColumn } from "./columns.js";

@@ -1,6 +1,6 @@
 import { Binary, makeData, makeVector } from "apache-arrow";
 import type { Table, Vector } from "apache-arrow";
-import type { Crs } from "../geo/crs.js";
+import type { Crs } from "../geo/crs/crs.js";
 import { wkbSummary } from "../geo/wkb.js";
 import { binaryColumn, compactChunks } from "./columns.js";
 import { encodeGroups } from "./encode-groups.js";

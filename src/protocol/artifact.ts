@@ -1,6 +1,6 @@
 import type { Table } from "apache-arrow";
-import type { Crs } from "../geo/crs.js";
-import { crsFromGeoParquet } from "../geo/crs.js";
+import type { Crs } from "../geo/crs/crs.js";
+import { crsFromGeoParquet } from "../geo/crs/crs.js";
 import { wkbEqualAreaArea } from "../geo/area.js";
 import type { GeometryValidator } from "../geo/validity.js";
 import { rewriteWkbColumn } from "../geo/wkb-rewrite.js";

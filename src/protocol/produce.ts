@@ -3,7 +3,7 @@ import type { Table } from "apache-arrow";
 import { mergePartial, PartialPayloadError } from "../changes/merge.js";
 import { readGeoParquet } from "../geoparquet/read.js";
 import { writeGeoParquetTo } from "../geoparquet/write.js";
-import { crsFromCode } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs/crs.js";
 import { tempKey } from "../manifest/layout.js";
 import { NotFoundError } from "../store/errors.js";
 import type { ObjectStore } from "../store/types.js";

@@ -1,4 +1,4 @@
-import { storageCrsOf } from "../geo/crs.js";
+import { storageCrsOf } from "../geo/crs/crs.js";
 import { DEFAULT_FORMAT, FORMAT_VERSION } from "../geoparquet/metadata.js";
 import { WRITER_ID } from "../geoparquet/write.js";
 import { readManifest } from "../manifest/codec.js";

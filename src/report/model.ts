@@ -1,4 +1,4 @@
-import { crsFromCode, CRS84_CRS, reproject } from "../geo/crs.js";
+import { crsFromCode, CRS84_CRS, reproject } from "../geo/crs/crs.js";
 import type { Geometry } from "../geo/geometry.js";
 import { decodeWkb } from "../geo/wkb.js";
 import { readGeoParquet } from "../geoparquet/read.js";

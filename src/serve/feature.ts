@@ -1,5 +1,5 @@
 import type { Table } from "apache-arrow";
-import { crsFromCode } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs/crs.js";
 import { featuresOf } from "../views/features.js";
 import type { GeoJsonFeature } from "../views/geojson-text.js";
 import type { DatasetView, ViewPartition } from "../views/reader.js";

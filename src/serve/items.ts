@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Table } from "apache-arrow";
 import type { RowsOf } from "./partition-rows.js";
-import { crsFromCode } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs/crs.js";
 import { featuresOf } from "../views/features.js";
 import { featureText } from "../views/geojson-text.js";
 import { HistoryTooShortError } from "../views/reader.js";

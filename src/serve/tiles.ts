@@ -1,7 +1,7 @@
 import GeoJSONVT from "geojson-vt";
 import type { GeoJSON } from "geojson";
 import { fromGeojsonVt } from "vt-pbf";
-import { crsFromCode } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs/crs.js";
 import type { Bbox } from "../geo/bbox.js";
 import { featuresOf } from "../views/features.js";
 import type { DatasetView, ViewPartition } from "../views/reader.js";

@@ -1,5 +1,5 @@
-import { crsFromCode, crsFromDefinition, sameCrs, transformer } from "../geo/crs.js";
-import type { Crs } from "../geo/crs.js";
+import { crsFromCode, crsFromDefinition, sameCrs, transformer } from "../geo/crs/crs.js";
+import type { Crs } from "../geo/crs/crs.js";
 import { SourceError } from "./errors.js";
 import type { OpenedSource } from "./source-format.js";
 

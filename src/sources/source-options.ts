@@ -1,4 +1,4 @@
-import { crsFromDefinition } from "../geo/crs.js";
+import { crsFromDefinition } from "../geo/crs/crs.js";
 import type { ColumnType } from "../geoparquet/features.js";
 
 /** A column kept from the source: its name in the dataset and, when given, its type (else the file's). */

@@ -1,6 +1,6 @@
 import type { Bbox } from "../geo/bbox.js";
 import { bboxToLonLat } from "../geo/bbox.js";
-import { crsFromCode } from "../geo/crs.js";
+import { crsFromCode } from "../geo/crs/crs.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
 import { EXTENSIONS, itemId, itemKey, relativeHref, versionItemKey } from "./layout.js";
 import type { CatalogOptions } from "./layout.js";

@@ -11,7 +11,7 @@ import {
   Utf8,
   vectorFromArray,
 } from "apache-arrow";
-import { CRS84_CRS } from "../geo/crs.js";
+import { CRS84_CRS } from "../geo/crs/crs.js";
 import { encodeWkbColumn } from "../geo/wkb.js";
 import { writeGeoParquet } from "../geoparquet/write.js";
 import type { StacItem } from "./item.js";

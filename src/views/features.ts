@@ -1,7 +1,7 @@
 import type { Table } from "apache-arrow";
 import { decodeWkb } from "../geo/wkb.js";
-import { CRS84_CRS, reproject } from "../geo/crs.js";
-import type { Crs } from "../geo/crs.js";
+import { CRS84_CRS, reproject } from "../geo/crs/crs.js";
+import type { Crs } from "../geo/crs/crs.js";
 import type { GeoJsonFeature } from "./geojson-text.js";
 
 /**

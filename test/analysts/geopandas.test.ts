@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { tableToIPC } from "apache-arrow";
 import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { wkbSummary } from "../../src/geo/wkb.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import type { Feature } from "../../src/geoparquet/features.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import type { GeoParquetFormat } from "../../src/geoparquet/metadata.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";

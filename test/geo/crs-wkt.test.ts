@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { crsFromCode, CrsError, crsFromWkt, transformer } from "../../src/geo/crs.js";
+import { crsFromCode, CrsError, crsFromWkt, transformer } from "../../src/geo/crs/crs.js";
 import { gap, judgedCodes } from "../helpers/crs-judge.js";
 import type { JudgedPoint as Point } from "../helpers/crs-judge.js";
 import { geopandasPython } from "../helpers/geopandas.js";

@@ -8,7 +8,7 @@ import {
   reproject,
   storageCrsOf,
   transformer,
-} from "../../src/geo/crs.js";
+} from "../../src/geo/crs/crs.js";
 
 const CODES = [4326, 4269, 3857, 5070, 6933, 32601, 32610, 32660, 32701, 32733, 26901, 26915, 26923];
 

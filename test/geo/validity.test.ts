@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { validateWkb } from "../../src/geo/validity.js";
 import { encodeWkbColumn } from "../../src/geo/wkb.js";
 import { INVALID, VALID } from "./corpus.js";

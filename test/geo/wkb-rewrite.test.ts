@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crsFromCode, reproject, transformer } from "../../src/geo/crs.js";
+import { crsFromCode, reproject, transformer } from "../../src/geo/crs/crs.js";
 import type { Geometry } from "../../src/geo/geometry.js";
 import { encodeWkbColumn, WkbError } from "../../src/geo/wkb.js";
 import { rewriteWkbColumn } from "../../src/geo/wkb-rewrite.js";

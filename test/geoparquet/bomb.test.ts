@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { longestDictionaryValues } from "../../src/geoparquet/dictionary-bound.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { readGeoParquet } from "../../src/geoparquet/read.js";

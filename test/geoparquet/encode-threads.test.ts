@@ -11,7 +11,7 @@ import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import * as parquet from "parquet-wasm";
 import { afterAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import type { Feature } from "../../src/geoparquet/features.js";
 import { splitFooter } from "../../src/geoparquet/footer.js";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 const WRITER = `
 import { createHash } from "node:crypto";
 import { Binary, Table, vectorFromArray } from "apache-arrow";
-import { crsFromCode } from ${JSON.stringify(fileURLToPath(new URL("../../src/geo/crs.ts", import.meta.url)))};
+import { crsFromCode } from ${JSON.stringify(fileURLToPath(new URL("../../src/geo/crs/crs.ts", import.meta.url)))};
 import { encodeWkbColumn } from ${JSON.stringify(fileURLToPath(new URL("../../src/geo/wkb.ts", import.meta.url)))};
 import { writeGeoParquet } from ${JSON.stringify(fileURLToPath(new URL("../../src/geoparquet/write.ts", import.meta.url)))};
 import { readGeoParquet } from ${JSON.stringify(fileURLToPath(new URL("../../src/geoparquet/read.ts", import.meta.url)))};

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
 import { defineTask } from "../../src/task/task.js";

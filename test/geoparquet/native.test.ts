@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import type { Feature } from "../../src/geoparquet/features.js";
 import { footerFacts } from "../../src/geoparquet/footer-facts.js";

@@ -72,7 +72,7 @@ describe("a projection", () => {
   it("decodes only the chosen columns (nested ones whole), with the same values, and still hashes every byte", async () => {
     const { writeGeoParquet } = await import("../../src/geoparquet/write.js");
     const { featuresToTable } = await import("../../src/geoparquet/features.js");
-    const { crsFromCode } = await import("../../src/geo/crs.js");
+    const { crsFromCode } = await import("../../src/geo/crs/crs.js");
     const features = Array.from({ length: 3000 }, (_, i) => ({
       geometry: { type: "Point" as const, coordinates: [i * 0.01, 1 + (i % 7) * 0.1] },
       properties: { id: i, name: `n${i % 13}`, value: i / 3 },

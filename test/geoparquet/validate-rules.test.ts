@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import type { Geometry, Position } from "../../src/geo/geometry.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import type { Feature } from "../../src/geoparquet/features.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Binary, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
-import { crsFromCode, crsFromGeoParquet } from "../../src/geo/crs.js";
+import { crsFromCode, crsFromGeoParquet } from "../../src/geo/crs/crs.js";
 import type { Geometry } from "../../src/geo/geometry.js";
 import { decodeWkb } from "../../src/geo/wkb.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";

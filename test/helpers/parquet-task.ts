@@ -1,4 +1,4 @@
-import { crsFromCode, crsFromGeoParquet, reproject } from "../../src/geo/crs.js";
+import { crsFromCode, crsFromGeoParquet, reproject } from "../../src/geo/crs/crs.js";
 import { decodeWkb } from "../../src/geo/wkb.js";
 import type { Feature } from "../../src/geoparquet/features.js";
 import { readGeoParquet } from "../../src/geoparquet/read.js";

@@ -1,6 +1,6 @@
 /** Writes the standard sample in a separate process and prints its sha256 (cross-process determinism). */
 import { createHash } from "node:crypto";
-import { crsFromCode } from "../../src/geo/crs.js";
+import { crsFromCode } from "../../src/geo/crs/crs.js";
 import { featuresToTable } from "../../src/geoparquet/features.js";
 import { writeGeoParquet } from "../../src/geoparquet/write.js";
 import { sampleFeatures } from "./sample.js";

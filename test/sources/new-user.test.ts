@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crsFromCode, storageCrsOf } from "../../src/geo/crs.js";
+import { crsFromCode, storageCrsOf } from "../../src/geo/crs/crs.js";
 import { tableFromCompute } from "../../src/task/compute-output.js";
 import { runCliHere } from "../helpers/cli.js";
 import { geopandasPython } from "../helpers/geopandas.js";

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import type { Table } from "apache-arrow";
-import { crsFromCode } from "../../geo/crs.js";
+import { crsFromCode } from "../../geo/crs/crs.js";
 import { rowsInBbox } from "../../views/rows-in-bbox.js";
 import { featureCollectionText, featureText } from "../../views/geojson-text.js";
 import type { Dataset, Selection, ViewPartition } from "../../views/reader.js";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
-import { crsFromCode, CrsError } from "../../geo/crs.js";
+import { crsFromCode, CrsError } from "../../geo/crs/crs.js";
 import { GeoParquetReadError } from "../../geoparquet/read.js";
 import { RULES, validateGeoParquetFile } from "../../geoparquet/validate.js";
 import type { FileReport } from "../../geoparquet/validate.js";

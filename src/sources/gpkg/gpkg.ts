@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { knownCrs } from "../../geo/crs.js";
+import { knownCrs } from "../../geo/crs/crs.js";
 import { holdsCurve, linearizeWkb } from "../../geo/curves.js";
 import type { GeometryType } from "../../geo/geometry.js";
 import type { ColumnType } from "../../geoparquet/features.js";

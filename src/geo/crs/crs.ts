@@ -1,13 +1,13 @@
 import proj4 from "proj4";
-import type { Geometry, Position } from "./geometry.js";
-import { epsgByName, epsgCrs, epsgDatum, epsgGeographicCodes, epsgOtherKind, indexSource } from "./crs/epsg-index.js";
-import type { IndexedCrs } from "./crs/epsg-index.js";
-import { datumShift, DatumShiftRefused, pickOperation, rankedFor, WGS84_SHIFT } from "./crs/datum-shift.js";
-import type { DatumShift, Operation } from "./crs/datum-shift.js";
+import type { Geometry, Position } from "../geometry.js";
+import { epsgByName, epsgCrs, epsgDatum, epsgGeographicCodes, epsgOtherKind, indexSource } from "./epsg-index.js";
+import type { IndexedCrs } from "./epsg-index.js";
+import { datumShift, DatumShiftRefused, pickOperation, rankedFor, WGS84_SHIFT } from "./datum-shift.js";
+import type { DatumShift, Operation } from "./datum-shift.js";
 import { geographicProjjson, NAD83, P, projectedProjjson, WGS84 } from "./projjson.js";
 import type { Datum } from "./projjson.js";
-import { GeorefreshError } from "../errors.js";
-import type { ErrorCode } from "../errors.js";
+import { GeorefreshError } from "../../errors.js";
+import type { ErrorCode } from "../../errors.js";
 
 /** A CRS georefresh can compute in. Unknown or missing CRSs are errors, never guesses. */
 export interface Crs {
