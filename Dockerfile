@@ -17,6 +17,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/manifest.schema.json ./manifest.schema.json
+# The EPSG index (PROJ's definitions, crs-index/epsg.json): without it only a handful of CRSs would resolve.
+COPY crs-index ./crs-index
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 RUN groupadd --system --gid 10001 georefresh \

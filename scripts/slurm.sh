@@ -46,12 +46,14 @@ write_conf() {
   local cpus
   cpus=$(nproc)
   # cred_expire=10: a requeued task may start again 10 s after it ended, not the default 120 s.
-  # proctrack/linuxproc and task/none: no cgroups or systemd here.
+  # proctrack/linuxproc and task/none: no cgroups or systemd here. NoCtldInAddrAny, NoInAddrAny: slurmctld and
+  # slurmd bind 127.0.0.1 (SlurmctldHost's and NodeAddr's address), not every interface.
   cat > "$CONF" <<CONFEOF
 ClusterName=georefresh
 SlurmctldHost=$NODE(127.0.0.1)
 SlurmctldPort=$PORT
 SlurmdPort=$((PORT + 1))
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$SOCKET,cred_expire=10

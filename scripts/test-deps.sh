@@ -17,6 +17,7 @@ command -v zip >/dev/null || missing+=(zip) # zipped Shapefile feeds in the sour
 /usr/bin/python3 -c "import qgis.core" 2>/dev/null || missing+=(python3-qgis)
 [ -f /usr/lib/qgis/plugins/libprovider_postgres.so ] || missing+=(qgis-providers)
 /usr/bin/python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv) # the GeoPandas venv below
+command -v systemd-analyze >/dev/null || missing+=(systemd) # verifies infra/systemd's units (nothing is started)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "test-deps: missing ${missing[*]}; as root run: apt-get install --no-install-recommends ${missing[*]}" >&2

@@ -21,7 +21,9 @@ export function trailingFrom(to: string, n: number, cadence: "daily" | "monthly"
     cadence === "daily"
       ? new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), end.getUTCDate() - (n - 1)))
       : new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - (n - 1), 1));
-  return from.toISOString().slice(0, 10);
+  const first = from.toISOString().slice(0, 10);
+  if (!isCalendarDate(first)) throw new RangeError(`--trailing ${n} from --to ${to} reaches before the year 1`);
+  return first;
 }
 
 /** Logical dates between two dates, inclusive, for a cadence. Pure date arithmetic in UTC: no wall clock. */

@@ -12,6 +12,7 @@ import { CONFIG_DEFAULT, CONFIG_HELP, openReading, unknownDataset, UsageError } 
 import { manifestPrefix, NAME, nameShown } from "../manifest/layout.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
+import { dateFlag, dateRange } from "./window.js";
 import { err } from "./output.js";
 
 /**
@@ -60,14 +61,9 @@ export function selectionOf(opts: Opts): Selection | undefined {
     if (typeof bbox === "string") throw new UsageError(`--${bbox}`);
     sel.bbox = bbox;
   }
-  for (const [flag, value] of [
-    ["from", opts.from],
-    ["to", opts.to],
-  ] as const) {
-    if (value === undefined) continue;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new UsageError(`--${flag} ${value}: give a logical date YYYY-MM-DD`);
-    sel[flag] = value;
-  }
+  dateRange(opts.from, opts.to);
+  if (opts.from !== undefined) sel.from = opts.from;
+  if (opts.to !== undefined) sel.to = opts.to;
   return sel;
 }
 
@@ -100,7 +96,7 @@ export const latestDate = (cmd: Command, help: string) =>
 export function which(opts: Opts): Which {
   if (opts.date && opts.latest) throw new UsageError("give --date or --latest-date, not both");
   if (!opts.date && !opts.latest) throw new UsageError("give --date YYYY-MM-DD or --latest-date");
-  return opts.date ? { date: opts.date } : { latest: true };
+  return opts.date ? { date: dateFlag("date", opts.date) } : { latest: true };
 }
 
 /**
@@ -122,6 +118,9 @@ export async function withDataset(
 ): Promise<number> {
   if (opts.latest) err("georefresh: --latest is deprecated: use --latest-date (each region's latest logical date)\n");
   opts.latest = Boolean(opts.latest || opts.latestDate);
+  // The command line's own mistakes first, before any store is opened.
+  if (opts.date !== undefined) dateFlag("date", opts.date);
+  dateRange(opts.from, opts.to);
   const { store, config } = await openReading(opts);
   await loadScheme(store);
   const ds = openDataset(store, name);

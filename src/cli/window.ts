@@ -36,6 +36,22 @@ export function windowOptions(command: Command, regionsHelp: string): Command {
     .option("--regions <list>", regionsHelp);
 }
 
+/**
+ * A date flag's value, checked: a logical date must be a real calendar day (exit 2 otherwise), for every command
+ * and every kind of dataset alike.
+ */
+export function dateFlag(flag: string, value: string): string {
+  if (!isCalendarDate(value)) throw new UsageError(`--${flag} ${value} is not a calendar date YYYY-MM-DD`);
+  return value;
+}
+
+/** `--from` and `--to` of a reading or comparing command: each a calendar date, and not reversed. */
+export function dateRange(from: string | undefined, to: string | undefined): void {
+  if (from !== undefined) dateFlag("from", from);
+  if (to !== undefined) dateFlag("to", to);
+  if (from !== undefined && to !== undefined && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+}
+
 /** `--to DATE`, or `--to scheduled` resolved from the scheduler's record of when this run was due. */
 export function windowEnd(opts: WindowOptions, env: Record<string, string | undefined> = process.env): string {
   if (opts.to !== "scheduled") return opts.to;

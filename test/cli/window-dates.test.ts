@@ -34,4 +34,31 @@ describe("the window's dates", () => {
         expect(r.stderr).not.toMatch(/RangeError|at .*\.js:\d+/);
       }
   });
+
+  it("the same for the commands that read and compare dates, and a --trailing that reaches before the year 1", async () => {
+    const cases: [string[], string][] = [
+      [
+        ["changes", "feed", "--region", "weld", "--from", "2026-03-01", "--to", "2026-01-01"],
+        "--from 2026-03-01 is after --to 2026-01-01",
+      ],
+      [
+        ["changes", "feed", "--region", "weld", "--from", "2026-13-01", "--to", "2026-01-01"],
+        "--from 2026-13-01 is not a calendar date",
+      ],
+      [["urls", "feed", "--from", "2026-03-01", "--to", "2026-01-01"], "--from 2026-03-01 is after --to 2026-01-01"],
+      [["read", "feed", "--from", "2026-03-01", "--to", "2026-01-01"], "--from 2026-03-01 is after --to 2026-01-01"],
+      [["show", "feed", "--region", "weld", "--date", "2026-02-30"], "--date 2026-02-30 is not a calendar date"],
+      [["verify", "feed", "--region", "weld", "--date", "2026-02-30"], "--date 2026-02-30 is not a calendar date"],
+      [
+        ["backfill", "--dataset", "feed", "--trailing", "9999999", "--to", "2026-01-01"],
+        "--trailing 9999999 from --to 2026-01-01 reaches before the year 1",
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCliHere([...args, "--config", config]);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).not.toMatch(/RangeError|at .*\.js:\d+/);
+    }
+  });
 });

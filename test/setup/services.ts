@@ -49,8 +49,7 @@ function startSlurm(project: TestProject): void {
   }
   if (!process.env.SLURM_CONF) {
     try {
-      execFileSync("bash", ["scripts/slurm.sh", "start"], {
-        stdio: ["ignore", "inherit", "inherit"],
+      startService("scripts/slurm.sh", {
         timeout: 600_000,
       });
     } catch (error) {
@@ -78,8 +77,7 @@ function startPostgres(project: TestProject): void {
   }
   if (!process.env.GEOREFRESH_TEST_POSTGRES_URL) {
     try {
-      execFileSync("bash", ["scripts/postgres.sh", "start"], {
-        stdio: ["ignore", "inherit", "inherit"],
+      startService("scripts/postgres.sh", {
         timeout: 300_000,
       });
     } catch (error) {
@@ -106,8 +104,7 @@ async function startAzurite(project: TestProject): Promise<void> {
   }
   if (!process.env.AZURITE_ENDPOINT) {
     try {
-      execFileSync("bash", ["scripts/azurite.sh", "start"], {
-        stdio: ["ignore", "inherit", "inherit"],
+      startService("scripts/azurite.sh", {
         timeout: 120_000,
       });
     } catch (error) {
@@ -132,6 +129,34 @@ async function startAzurite(project: TestProject): Promise<void> {
   project.provide("azure", env);
 }
 
+/** The services this run started itself, stopped when it ends unless GEOREFRESH_KEEP_SERVICES=1. */
+const started: string[] = [];
+
+/** Starts a service with its script unless it already answers (then it is someone else's, and left running). */
+function startService(script: string, options: { timeout: number }): void {
+  try {
+    execFileSync("bash", [script, "status"], { stdio: "ignore", timeout: 30_000 });
+    return;
+  } catch {
+    // not answering: start it below
+  }
+  execFileSync("bash", [script, "start"], { stdio: ["ignore", "inherit", "inherit"], ...options });
+  started.push(script);
+}
+
+/** Leaves the machine as the run found it: what it started, it stops (their data dirs stay, as `stop` leaves them). */
+function stopStarted(): void {
+  if (started.length === 0) return;
+  if (process.env.GEOREFRESH_KEEP_SERVICES === "1") {
+    console.warn(
+      `test services left running (GEOREFRESH_KEEP_SERVICES=1): ${started.join(", ")}; each stops with "<script> stop"`,
+    );
+    return;
+  }
+  for (const script of started.reverse()) execFileSync("bash", [script, "stop"], { stdio: "ignore", timeout: 120_000 });
+  console.warn(`test services stopped: ${started.join(", ")} (GEOREFRESH_KEEP_SERVICES=1 keeps them for the next run)`);
+}
+
 function serverEnv(script = "scripts/s3-server.sh"): Record<string, string> {
   const out = execFileSync("bash", [script, "env"], { encoding: "utf8" });
   const env: Record<string, string> = {};
@@ -142,7 +167,12 @@ function serverEnv(script = "scripts/s3-server.sh"): Record<string, string> {
   return env;
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => void> {
+  await startAll(project);
+  return stopStarted;
+}
+
+async function startAll(project: TestProject): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   execFileSync("bash", ["scripts/test-deps.sh"], { stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
   ensureBuilt(); // the kill trials start the compiled CLI
@@ -156,8 +186,7 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   if (!process.env.S3_ENDPOINT) {
     try {
-      execFileSync("bash", ["scripts/s3-server.sh", "start"], {
-        stdio: ["ignore", "inherit", "inherit"],
+      startService("scripts/s3-server.sh", {
         timeout: 600_000,
       });
     } catch (error) {

@@ -10,6 +10,7 @@ import { UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { out } from "../output.js";
 import { common, withDataset } from "../reading.js";
+import { dateFlag, dateRange } from "../window.js";
 
 type Opts = CommonOptions & {
   region?: string;
@@ -20,14 +21,11 @@ type Opts = CommonOptions & {
   out?: string;
 };
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const FORMATS = ["text", "json", "parquet", "geojson", "ndjson"];
 
 function rangeOf(opts: Opts): ChangeRange {
-  for (const flag of ["date", "from", "to"] as const) {
-    const v = opts[flag];
-    if (v !== undefined && !DATE.test(v)) throw new UsageError(`--${flag} ${v}: give a logical date YYYY-MM-DD`);
-  }
+  if (opts.date !== undefined) dateFlag("date", opts.date);
+  dateRange(opts.from, opts.to);
   if (opts.date && (opts.from || opts.to)) throw new UsageError("give --date, or --from and --to, not both");
   if (opts.date) return { date: opts.date };
   if (opts.from && opts.to) return { from: opts.from, to: opts.to };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { action } from "../action.js";
+import { dateFlag } from "../window.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { refreshPartition } from "../../protocol/refresh.js";
 import { openDataset } from "../../views/reader.js";
@@ -31,6 +32,7 @@ export function registerVerify(program: Command): void {
     )
     .action(
       action(async (name: string, opts: CommonOptions & { region: string; date: string }) => {
+        dateFlag("date", opts.date);
         const config = await openConfig(opts);
         const { task, params } = datasetOf(config, name);
         const partition = { dataset: name, region: opts.region, date: opts.date };
