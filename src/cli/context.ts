@@ -24,11 +24,13 @@ export class UsageError extends GeorefreshError {
 }
 
 /** A commander parser for whole-number options: `--concurrency abc` is a usage error (exit 2), never NaN. */
-export function wholeNumber(min: number): (text: string) => number {
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
   return (text) => {
     const n = Number(text);
-    if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < min)
-      throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got ${JSON.stringify(text)}`);
+    if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(
+        `expected a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(text)}`,
+      );
     return n;
   };
 }

@@ -3,7 +3,9 @@ import { Command, CommanderError } from "commander";
 import { takeExitCode } from "./action.js";
 import { COMMANDS } from "./commands.js";
 import type { CommandName } from "./commands.js";
+import { UsageError } from "./context.js";
 import { EXIT, exitCodesHelp } from "./exit-codes.js";
+import { reportError } from "./output.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -47,7 +49,12 @@ export async function runCommandLine(args: readonly string[]): Promise<number> {
     return takeExitCode();
   } catch (error) {
     // --help and --version end here with code 0; anything else is a usage error.
-    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok;
+      // commander said it on stderr; a machine reading --json gets the same error, with its code, on stdout
+      if (args.includes("--json")) reportError(new UsageError(error.message.replace(/^error: /, "")), true);
+      return EXIT.usage;
+    }
     throw error;
   }
 }

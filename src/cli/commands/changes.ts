@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { encodeChangelog } from "../../changes/changelog.js";
 import { decodeWkb } from "../../geo/wkb.js";
@@ -9,6 +8,7 @@ import { DESCRIPTIONS } from "../descriptions.js";
 import { UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { out } from "../output.js";
+import { writeOutputFile } from "../output-file.js";
 import { common, withDataset } from "../reading.js";
 import { dateFlag, dateRange } from "../window.js";
 
@@ -67,7 +67,7 @@ the before one for removals. docs/changes.md has the details.
           geometry: format === "geojson" || format === "ndjson",
         });
         const payload = await render(set, format);
-        if (opts.out) await writeFile(opts.out, payload);
+        if (opts.out) await writeOutputFile("--out", opts.out, payload);
         else if (typeof payload === "string") out(payload);
         else process.stdout.write(payload);
       }),

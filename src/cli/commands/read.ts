@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
@@ -10,6 +9,7 @@ import type { Dataset, Selection, ViewPartition } from "../../views/reader.js";
 import { UsageError } from "../context.js";
 import { featuresOf } from "../../views/features.js";
 import { err } from "../output.js";
+import { writeOutputFile } from "../output-file.js";
 import {
   common,
   latestDate,
@@ -52,7 +52,7 @@ export function registerRead(program: Command): void {
         const found = await partitionsOf(ds, name, opts, request);
         // The data as it is (never redacted: it is the user's data, not a message).
         const payload = found.bytes ?? featuresText(found.tables, request);
-        if (opts.out) await writeFile(opts.out, payload);
+        if (opts.out) await writeOutputFile("--out", opts.out, payload);
         else process.stdout.write(payload);
       }),
     ),

@@ -1,4 +1,3 @@
-import { rename, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { action } from "../action.js";
 import { DESCRIPTIONS } from "../descriptions.js";
@@ -9,6 +8,7 @@ import { CONFIG_HELP, datasetOf, openConfig, UsageError } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT } from "../exit-codes.js";
 import { err, out, printJson } from "../output.js";
+import { writeOutputFile } from "../output-file.js";
 
 type Opts = CommonOptions & { html?: string };
 
@@ -38,10 +38,7 @@ export function registerReport(program: Command): void {
         const store = await loadStore(config.store);
         try {
           const model = await reportModel(store, name, { cadence: task.cadence });
-          // Written aside and renamed: a reader never opens half a report.
-          const temp = `${opts.html}.tmp-${process.pid}`;
-          await writeFile(temp, renderReport(model));
-          await rename(temp, opts.html);
+          await writeOutputFile("--html", opts.html, renderReport(model));
           for (const p of model.problems) err(`georefresh: skipped ${p.key}: ${p.message}\n`);
           if (opts.json)
             printJson({

@@ -36,7 +36,7 @@ export function registerServe(program: Command): void {
     .description(DESCRIPTIONS.serve)
     .option("--config <path>", CONFIG_HELP)
     .option("--store <url>", "the store to serve (default: the config's)")
-    .option("--port <n>", "the port (0: any free one)", wholeNumber(0), 8080)
+    .option("--port <n>", "the port (0: any free one)", wholeNumber(0, 65535), 8080)
     .option("--host <address>", "the address to listen on (anything but the loopback is said loudly)", "127.0.0.1")
     .option(
       "--max-read <size>",
