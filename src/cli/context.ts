@@ -19,6 +19,12 @@ export interface CommonOptions {
 export const CONFIG_HELP = "config file";
 export const CONFIG_DEFAULT = "georefresh.config.json";
 
+/** A flag left out where only one value could be meant (`cargo run` of one binary needs no --bin); else exit 2. */
+export function onlyOne(flag: string, names: string[], what: string): string {
+  if (names.length === 1) return names[0] as string;
+  throw new UsageError(`${flag} is required: the ${what} are ${names.join(", ") || "none"}; name one`);
+}
+
 export class UsageError extends GeorefreshError {
   override readonly code: ErrorCode = "Usage";
 }

@@ -9,11 +9,19 @@ import { reportError } from "./output.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
-/** `--help` marks the options a command cannot run without (commander lists them like any other). */
+/**
+ * `--help` marks the options a command cannot run without (commander lists them like any other), and says every
+ * default one way, `(default: 8080)`, bare as a user types it: commander quotes strings and prints `[]`.
+ */
 function markRequired(command: Command): void {
-  for (const option of command.options)
+  for (const option of command.options) {
     if (option.mandatory && !option.description.includes("(required)"))
       option.description = `${option.description} (required)`;
+    if (option.defaultValue !== undefined && option.defaultValueDescription === undefined && !option.negate)
+      option.defaultValueDescription = Array.isArray(option.defaultValue)
+        ? option.defaultValue.join(",") || "none"
+        : String(option.defaultValue);
+  }
   for (const sub of command.commands) markRequired(sub);
 }
 

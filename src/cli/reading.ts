@@ -9,7 +9,7 @@ import { localPathOf, schemeOf } from "../store/schemes.js";
 import { validatePrefix } from "../store/keys.js";
 import type { Dataset, DatasetView, Selection, Which } from "../views/reader.js";
 import { CONFIG_DEFAULT, CONFIG_HELP, openReading, unknownDataset, UsageError } from "./context.js";
-import { manifestPrefix, NAME, nameShown } from "../manifest/layout.js";
+import { manifestPrefix, NAME, nameShown, partitionOfManifestKey } from "../manifest/layout.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { dateFlag, dateRange } from "./window.js";
@@ -141,15 +141,36 @@ export async function withDataset(
       err(
         `georefresh: ${ds.store.locate(manifestPrefix(name).slice(0, -1))} holds no partitions of ${name} yet: run georefresh backfill --dataset ${name} first (or check --store)\n`,
       );
-    return (await body(ds)) ?? EXIT.ok;
+    try {
+      return (await body(ds)) ?? EXIT.ok;
+    } catch (error) {
+      // A region the store has never held is a mistyped --region (exit 2), said with the ones it holds.
+      if (opts.region !== undefined && stored && !(await hasManifests(ds, opts.region)))
+        throw await unknownRegion(ds, opts.region);
+      throw error;
+    }
   } finally {
     await ds.store.close();
   }
 }
 
-async function hasManifests(ds: Dataset): Promise<boolean> {
-  for await (const entry of ds.store.list(manifestPrefix(ds.name))) return entry !== undefined;
+async function hasManifests(ds: Dataset, region?: string): Promise<boolean> {
+  for await (const entry of ds.store.list(manifestPrefix(ds.name, region))) return entry !== undefined;
   return false;
+}
+
+async function unknownRegion(ds: Dataset, region: string): Promise<UsageError> {
+  const regions = new Set<string>();
+  for await (const e of ds.store.list(manifestPrefix(ds.name))) {
+    const r = partitionOfManifestKey(e.key)?.region;
+    if (r !== undefined) regions.add(r);
+  }
+  const known = [...regions].sort();
+  const near = known.find((r) => r.toLowerCase() === region.toLowerCase());
+  const shown = known.length > 20 ? `${known.slice(0, 20).join(", ")}, … (${known.length} in all)` : known.join(", ");
+  return new UsageError(
+    `${ds.name} has no region ${region}${near ? `; did you mean ${near}? (regions are case-sensitive)` : ""}; its regions are ${shown}`,
+  );
 }
 
 /** Manifests that could not be read are named on stderr after the rest of the answer; the command then exits 1. */
@@ -162,7 +183,11 @@ export const common = (cmd: Command) =>
   cmd
     .option("--config <path>", `${CONFIG_HELP} (default: ${CONFIG_DEFAULT}; not needed with --store)`)
     .option("--store <url>", "the store to read (a directory or URL); overrides the config's")
-    .option("--json", "machine-readable output");
+    .option("--json", "machine-readable output")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 done; 1 a manifest, snapshot or artifact could not be read (tampered, missing), or manifest\nhistory does not reach --as-of; 2 usage (an unknown dataset or region, a date that is no calendar day); 3 the\nstore cannot be used as set up; 75 the store was unreachable, run again later.",
+    );
 
 /** The selection flags as given, for a message. */
 export function selectionShown(opts: Opts): string {

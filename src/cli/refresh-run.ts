@@ -14,7 +14,7 @@ import type { PartitionSettings } from "../protocol/refresh-types.js";
 import { OUTCOMES } from "../protocol/refresh.js";
 import type { Outcome, RefreshResult } from "../protocol/refresh.js";
 import type { TaskDefinition } from "../task/task.js";
-import { byteSize, CONFIG_HELP, datasetOf, openConfig, UsageError } from "./context.js";
+import { byteSize, CONFIG_HELP, datasetOf, onlyOne, openConfig, UsageError } from "./context.js";
 import type { CommonOptions } from "./context.js";
 import { EXIT, EXIT_CODE, exitCodesHelp, worstExit, worstFailureExit } from "./exit-codes.js";
 import { err, out, partitions, printJson } from "./output.js";
@@ -365,11 +365,6 @@ function latestOnlyNote(
 }
 
 /** The one name there is, or a usage error listing them: what a flag left out defaults to. */
-function onlyOne(flag: string, names: string[], what: string): string {
-  if (names.length === 1) return names[0] as string;
-  throw new UsageError(`${flag} is required: the ${what} are ${names.join(", ") || "none"}; name one`);
-}
-
 async function regionsOfTask(task: TaskDefinition): Promise<string[]> {
   return typeof task.regions === "function" ? task.regions() : task.regions;
 }

@@ -61,6 +61,7 @@ const WALK: [string[], number, string | undefined][] = [
   [["ls", "nope"], 2, "Usage"],
   [["show", "parcels", "--region", "weld", "--date", "2026-02-30"], 2, "Usage"],
   [["show", "parcels", "--region", "weld", "--date", "2026-01-05"], 1, "Read"], // no manifest that day
+  [["show", "parcels", "--region", "Weld", "--latest-date"], 2, "Usage"], // names weld, the region it holds
   [["urls", "parcels", "--bbox", "1,2,3"], 2, "Usage"],
   [["read", "parcels", "--region", "weld", "--latest-date", "--format", "xml"], 2, "Usage"],
   [
@@ -119,6 +120,7 @@ describe("the exit-code walk", () => {
       expect(body.error?.code, r.stdout).toBe(code);
       expect(EXIT_CODE[code as keyof typeof EXIT_CODE], `${code} maps to ${exit} in the table`).toBe(exit);
       expect(body.error?.message).not.toMatch(/\.tmp-\d+|secret/);
+      if (args.includes("Weld")) expect(body.error?.message).toMatch(/did you mean weld\?.*its regions are weld/);
     },
   );
 });

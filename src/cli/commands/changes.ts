@@ -44,7 +44,7 @@ export function registerChanges(program: Command): void {
       .option("--from <date>", "the earlier logical date")
       .option("--to <date>", "the later logical date")
       .option("--date <date>", "what this date's promotion changed (against the version it was computed against)")
-      .option("--format <format>", "text | json | parquet | geojson | ndjson (json: counts and changes)", "text")
+      .option("--format <format>", "text | parquet | geojson | ndjson (for JSON, --json: counts and changes)", "text")
       .option("--out <file>", "write to a file instead of stdout")
       .addHelpText(
         "after",
@@ -56,8 +56,11 @@ the before one for removals. docs/changes.md has the details.
   georefresh changes parcels --region weld --from 2026-03-01 --to 2026-03-02 --json`,
       ),
   ).action(
-    action((name: string, opts: Opts) =>
-      withDataset(name, opts, async (ds) => {
+    action((name: string, opts: Opts) => {
+      // --json is the one way to ask for JSON, as on every command; --format json, its old spelling, still works.
+      if (opts.json && opts.format !== undefined && !["text", "json"].includes(opts.format))
+        throw new UsageError(`give --json or --format ${opts.format}, not both`);
+      return withDataset(name, opts, async (ds) => {
         const format = opts.json ? "json" : (opts.format ?? "text");
         if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use ${FORMATS.join(", ")}`);
         if (format === "parquet" && !opts.out && process.stdout.isTTY)
@@ -70,8 +73,8 @@ the before one for removals. docs/changes.md has the details.
         if (opts.out) await writeOutputFile("--out", opts.out, payload);
         else if (typeof payload === "string") out(payload);
         else process.stdout.write(payload);
-      }),
-    ),
+      });
+    }),
   );
 }
 

@@ -4,7 +4,7 @@ import { DESCRIPTIONS } from "../descriptions.js";
 import { loadStore } from "../../store/backends.js";
 import { finalize } from "../../orchestrate/finalize.js";
 import type { FinalizeSummary } from "../../orchestrate/finalize.js";
-import { CONFIG_HELP, datasetOf, openConfig, wholeNumber } from "../context.js";
+import { CONFIG_HELP, datasetOf, onlyOne, openConfig, wholeNumber } from "../context.js";
 import type { CommonOptions } from "../context.js";
 import { EXIT, worstFailureExit } from "../exit-codes.js";
 import { out, printJson } from "../output.js";
@@ -13,7 +13,7 @@ import { regionsOf, windowEnd, windowOptions, windowStart } from "../window.js";
 import type { WindowOptions } from "../window.js";
 
 interface FinalizeCliOptions extends CommonOptions, WindowOptions {
-  dataset: string;
+  dataset?: string;
   concurrency: number;
 }
 
@@ -48,8 +48,10 @@ function describe(s: FinalizeSummary): string {
   return `${s.dataset}: ${n(s.total)} complete${retired}${snap}\n`;
 }
 
-async function runFinalize(cli: FinalizeCliOptions): Promise<number> {
-  const config = await openConfig(cli);
+async function runFinalize(given: FinalizeCliOptions): Promise<number> {
+  const config = await openConfig(given);
+  const names = [...Object.keys(config.datasets), ...Object.keys(config.broken)];
+  const cli = { ...given, dataset: given.dataset ?? onlyOne("--dataset", names, `datasets in ${config.path}`) };
   const { task, params } = datasetOf(config, cli.dataset);
   const to = windowEnd(cli);
   const from = windowStart({ ...cli, to }, task.cadence);
@@ -80,7 +82,7 @@ export function registerFinalize(program: Command): void {
     program
       .command("finalize")
       .description(DESCRIPTIONS.finalize)
-      .requiredOption("--dataset <name>", "dataset from the config"),
+      .option("--dataset <name>", "dataset from the config (default: its only one)"),
     "only these regions, comma-separated (checks them; retires nothing)",
   )
     .option("--concurrency <n>", "partitions checked at once", wholeNumber(1), 16)

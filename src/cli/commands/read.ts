@@ -33,7 +33,7 @@ export function registerRead(program: Command): void {
             .command("read")
             .description(DESCRIPTIONS.read)
             .argument("<dataset>")
-            .option("--region <region>")
+            .option("--region <region>", "the region to read (with --date or --latest-date)")
             .option("--date <date>", "logical date")
             .option(
               "--format <format>",

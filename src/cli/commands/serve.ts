@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { InvalidArgumentError } from "commander";
 import type { Command } from "commander";
 import { action } from "../action.js";
-import { CONFIG_HELP, openReading, UsageError, wholeNumber } from "../context.js";
+import { CONFIG_DEFAULT, CONFIG_HELP, openReading, UsageError, wholeNumber } from "../context.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { checkLocalStore } from "../reading.js";
 import { EXIT } from "../exit-codes.js";
@@ -34,7 +34,7 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description(DESCRIPTIONS.serve)
-    .option("--config <path>", CONFIG_HELP)
+    .option("--config <path>", `${CONFIG_HELP} (default: ${CONFIG_DEFAULT}; not needed with --store)`)
     .option("--store <url>", "the store to serve (default: the config's)")
     .option("--port <n>", "the port (0: any free one)", wholeNumber(0, 65535), 8080)
     .option("--host <address>", "the address to listen on (anything but the loopback is said loudly)", "127.0.0.1")

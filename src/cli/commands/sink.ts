@@ -44,8 +44,13 @@ deleted. A dataset without a key holds every partition; a changed partition is r
 happens in one transaction; a partition already applied at its version is never read. docs/sinks.md.
 
   georefresh sink us-counties --to us-counties.gpkg
-  georefresh sink us-counties --to postgresql://me@localhost/gis?schema=georefresh
-  PGPASSWORD=… georefresh sink parcels --to postgresql://etl@db.internal:5432/gis --snapshot latest --json`,
+  georefresh sink us-counties --to "postgresql://me@localhost/gis?schema=georefresh"
+  PGPASSWORD=… georefresh sink parcels --to postgresql://etl@db.internal:5432/gis --snapshot latest --json
+
+Exit codes: 0 applied (or nothing to apply); 1 a partition was refused (duplicate keys, a row count unlike its
+manifest's, a changed column type): nothing was applied; 2 usage (a --to that is neither, a schema PostgreSQL
+cannot take); 3 the database refused the login or the GeoPackage cannot be opened; 75 the database was down,
+restarting, out of connections or locked by another program: nothing was changed, run again later.`,
     )
     .action(
       action(async (name: string, opts: Opts) => {
