@@ -15,9 +15,9 @@ export interface ChangeSet {
   key: string[];
   /** The key columns' Arrow types (for writing the change set as Parquet). */
   keyTypes: Changelog["keyTypes"];
-  /** The versions compared (null: none before, every row is added). */
-  from: { logical_date: string; sha256: string } | null;
-  to: { logical_date: string; sha256: string };
+  /** The versions compared (null: none before, every row is added), each with the CRS its geometries are in. */
+  from: { logical_date: string; sha256: string; crs: string } | null;
+  to: { logical_date: string; sha256: string; crs: string };
   counts: ChangeCounts;
   changes: ChangeRow[];
 }
@@ -65,8 +65,8 @@ export async function changesOf(
     region,
     key,
     keyTypes: log.keyTypes,
-    from: before ? { logical_date: before.logical_date, sha256: before.sha256 } : null,
-    to: { logical_date: after.logical_date, sha256: after.sha256 },
+    from: before ? { logical_date: before.logical_date, sha256: before.sha256, crs: before.crs } : null,
+    to: { logical_date: after.logical_date, sha256: after.sha256, crs: after.crs },
     counts: log.counts,
     changes: log.rows,
   };

@@ -1,6 +1,7 @@
 import type { Table } from "apache-arrow";
 import { decodeWkb } from "../geo/wkb.js";
 import { CRS84_CRS, reproject } from "../geo/crs/crs.js";
+import { rfc7946Winding } from "../geo/winding.js";
 import type { Crs } from "../geo/crs/crs.js";
 import type { GeoJsonFeature } from "./geojson-text.js";
 
@@ -22,7 +23,7 @@ export function featuresOf(
       ...(partition ?? {}),
       ...Object.fromEntries(props.map((p) => [p, jsonValue(table.getChild(p)?.get(i))])),
     },
-    geometry: reproject(decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i), crs, CRS84_CRS),
+    geometry: rfc7946Winding(reproject(decodeWkb(table.getChild("geometry")?.get(i) as Uint8Array, i), crs, CRS84_CRS)),
   }));
 }
 

@@ -186,8 +186,9 @@ describe("georefresh changes", () => {
     }[];
     expect(ls.find((r) => r.region === "weld" && r.date === D2)?.changes?.removed).toBe(2);
     const backwards = await cli("changes", "parcels", "--region", "weld", "--from", D2, "--to", D1);
-    expect(backwards.code).toBe(1);
-    expect(backwards.stderr).toMatch(/--from 2026-03-02 must be before --to 2026-03-01/);
+    // a reversed window is the command line's mistake, exit 2, as for backfill and finalize (issue 51)
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toMatch(/--from 2026-03-02 is after --to 2026-03-01/);
     const neither = await cli("changes", "parcels", "--region", "weld");
     expect(neither.code).toBe(2);
     expect(neither.stderr).toMatch(/give --from D1 --to D2/);

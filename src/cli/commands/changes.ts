@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { encodeChangelog } from "../../changes/changelog.js";
 import { decodeWkb } from "../../geo/wkb.js";
+import { CRS84_CRS, crsFromCode, reproject } from "../../geo/crs/crs.js";
+import { rfc7946Winding } from "../../geo/winding.js";
 import { changeJson } from "../../views/changes-view.js";
 import type { ChangeRange, ChangeSet } from "../../views/changes-view.js";
 import { action } from "../action.js";
@@ -78,6 +80,11 @@ the before one for removals. docs/changes.md has the details.
   );
 }
 
+/** The CRS a change row's geometry is in: the earlier version's for a removal, else the later one's. */
+function crsOf(set: ChangeSet, r: ChangeSet["changes"][number]): string {
+  return r.change === "removed" && set.from ? set.from.crs : set.to.crs;
+}
+
 async function render(set: ChangeSet, format: string): Promise<string | Uint8Array> {
   const c = set.counts;
   if (format === "json")
@@ -103,7 +110,10 @@ async function render(set: ChangeSet, format: string): Promise<string | Uint8Arr
         type: "Feature",
         id: typeof id === "object" ? JSON.stringify(id) : id,
         properties: { ...(typeof id === "object" ? (id as object) : { [set.key[0] as string]: id }), change, columns },
-        geometry: r.geometry ? decodeWkb(r.geometry, i) : null,
+        // GeoJSON is lon/lat (RFC 7946): the after geometry from the new version's CRS, a removal's from the old one's
+        geometry: r.geometry
+          ? rfc7946Winding(reproject(decodeWkb(r.geometry, i), crsFromCode(crsOf(set, r)), CRS84_CRS))
+          : null,
       };
     });
     return format === "ndjson"
