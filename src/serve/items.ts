@@ -4,6 +4,7 @@ import type { RowsOf } from "./partition-rows.js";
 import { crsFromCode } from "../geo/crs/crs.js";
 import { featuresOf } from "../views/features.js";
 import { featureText } from "../views/geojson-text.js";
+import { withId } from "./feature.js";
 import { HistoryTooShortError } from "../views/reader.js";
 import type { Dataset, DatasetView, ViewPartition } from "../views/reader.js";
 import { SnapshotError } from "../manifest/snapshot.js";
@@ -71,6 +72,7 @@ export async function itemsPage(
   query: ItemsQuery,
   url: URL,
   cap: number,
+  key?: readonly string[],
 ): Promise<string> {
   const features: string[] = [];
   let next: string | undefined;
@@ -99,7 +101,7 @@ export async function itemsPage(
         chosen.add(r);
       }
       for (const f of featuresOf(table, origin, crsFromCode(p.entry.crs), (r) => chosen.has(r)))
-        features.push(featureText(f));
+        features.push(featureText(withId(f, key, origin)));
     }
     if (!full() && features.length === query.limit && pi + 1 < parts.length) next = `${pi + 1}.0`;
   }

@@ -94,7 +94,7 @@ export async function items(ask: Ask, ds: Dataset): Promise<void> {
   const parts = partitionsFor(view, query);
   if (!cached(ask, query, parts)) return;
   const rows = rowsOf(view, ask.cache, ask.o.wholeBytes ?? DEFAULT_WHOLE);
-  const text = await itemsPage(rows, parts, query, ask.url, ask.o.maxRead);
+  const text = await itemsPage(rows, parts, query, ask.url, ask.o.maxRead, naturalKey(view));
   if (!ask.html) return send(ask.res, ask.req, 200, "application/geo+json", text);
   const doc = JSON.parse(text) as {
     features: { properties: Record<string, unknown> }[];

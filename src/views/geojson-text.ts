@@ -4,6 +4,8 @@
  */
 export interface GeoJsonFeature {
   type: "Feature";
+  /** A feature's id where it has one (serve: its partition and natural key). */
+  id?: string;
   properties: Record<string, unknown>;
   geometry: unknown;
 }
@@ -16,7 +18,8 @@ export function featureText(f: GeoJsonFeature): string {
   const props = Object.entries(f.properties)
     .map(([k, v]) => `${JSON.stringify(k)}:${valueText(v)}`)
     .join(",");
-  return `{"type":"Feature","properties":{${props}},"geometry":${JSON.stringify(f.geometry)}}`;
+  const id = f.id === undefined ? "" : `"id":${valueText(f.id)},`;
+  return `{"type":"Feature",${id}"properties":{${props}},"geometry":${JSON.stringify(f.geometry)}}`;
 }
 
 export function featureCollectionText(features: readonly GeoJsonFeature[]): string {

@@ -219,8 +219,22 @@ describe("georefresh serve: vector tiles and the map page", () => {
     const both = await fetch(`${base}/collections/parcels/items/${id}`);
     expect(both.status).toBe(400); // in weld and in larimer
     expect(((await both.json()) as { description: string }).description).toMatch(/add \?region=/);
-    const f = (await (await fetch(`${base}/collections/parcels/items/${id}?region=weld`)).json()) as Feature;
+    const f = (await (await fetch(`${base}/collections/parcels/items/${id}?region=weld`)).json()) as Feature & {
+      id?: unknown;
+    };
     expect(f.properties).toEqual(one?.properties);
+    // Every item carries the id /items/{id} takes (issue 51: clients could not find one), the one feature too.
+    expect(f.id).toBe(`weld:${String(one?.properties.date)}:${id}`);
+    const again = (await (await fetch(`${base}/collections/parcels/items/${String(f.id)}`)).json()) as Feature;
+    expect(again.properties).toEqual(one?.properties); // the id alone finds it: no ?region= needed
+    const page = (await (await fetch(`${base}/collections/parcels/items?region=weld`)).json()) as {
+      features: (Feature & { id?: unknown })[];
+    };
+    expect(page.features.length).toBeGreaterThan(1);
+    expect(page.features.map((x) => x.id)).toEqual(
+      page.features.map((x) => `weld:${String(x.properties.date)}:${String(x.properties.parcel_id)}`),
+    );
+    expect(new Set(page.features.map((x) => x.id)).size).toBe(page.features.length);
     expect((await fetch(`${base}/collections/parcels/items/no-such-parcel?region=weld`)).status).toBe(404);
 
     const html = await fetch(`${base}/collections/parcels/items?region=weld`, { headers: { Accept: "text/html" } });
