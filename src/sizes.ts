@@ -29,3 +29,7 @@ export function parseBytes(text: string, what: string): number {
   if (bytes < 2 ** 16) throw new MemorySettingError(`${what}: ${text} is below the smallest setting, 64KiB`);
   return bytes;
 }
+
+/** A size as people read it: 1.5 MiB, 96 KiB. */
+export const sizeText = (n: number) =>
+  n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : `${Math.ceil(n / 2 ** 10)} KiB`;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { sizeText } from "../sizes.js";
 import type { Table } from "apache-arrow";
 import type { RowsOf } from "./partition-rows.js";
 import { crsFromCode } from "../geo/crs/crs.js";
@@ -131,9 +132,7 @@ export function checkCap(p: ViewPartition, cap: number): number {
   return p.entry.bytes;
 }
 
-/** A size as people read it: 1.5 MiB, 96 KiB. */
-export const sizeText = (n: number) =>
-  n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : `${Math.ceil(n / 2 ** 10)} KiB`;
+export { sizeText };
 
 /** Which rows of a partition the query keeps: in the bbox (as `read --bbox`), and equal on each named column. */
 function filterOf(table: Table, p: ViewPartition, query: ItemsQuery): (row: number) => boolean {

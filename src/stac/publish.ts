@@ -36,6 +36,8 @@ export interface StacSummary {
   items: number;
   versions: number;
   written: number;
+  /** Bytes of the objects written (0 when nothing changed). */
+  bytes_written: number;
   unchanged: number;
   deleted: number;
 }
@@ -99,6 +101,7 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     [[collectionKey(dataset), json(collection)]],
   ];
   let written = 0;
+  let bytesWritten = 0;
   let unchanged = 0;
   const total = stages.reduce((n, stage) => n + stage.length, 0);
   const objects: Record<string, string> = {};
@@ -114,6 +117,7 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
         const contentType = key.endsWith(".json") ? "application/json" : undefined;
         objects[key] = await guardedPut(store, dataset, key, bytes, found.version, contentType);
         written++;
+        bytesWritten += bytes.length;
       }
       onProgress?.("objects written", written + unchanged, total);
     });
@@ -144,6 +148,7 @@ export async function writeStac(store: ObjectStore, dataset: string, opts: StacO
     items: current.length,
     versions: versions.length,
     written,
+    bytes_written: bytesWritten,
     unchanged,
     deleted: stale.length,
   };
@@ -189,6 +194,7 @@ async function unchangedSummary(store: ObjectStore, dataset: string): Promise<St
     items,
     versions,
     written: 0,
+    bytes_written: 0,
     unchanged: objects,
     deleted: 0,
   };

@@ -165,7 +165,14 @@ describe("georefresh stac", () => {
     const config = writePointsConfig(dir, input, { d: { catalog: { license: "CC-BY-4.0" } } });
     const cli = await runCli(["stac", "d", "--config", config, "--json"]);
     expect(cli.code, cli.stderr).toBe(0);
-    expect(JSON.parse(cli.stdout)).toMatchObject({ ok: true, items: 3, deleted: 5 });
+    const summary = JSON.parse(cli.stdout) as { written: number; bytes_written: number };
+    expect(summary).toMatchObject({ ok: true, items: 3, deleted: 5 });
+    expect(summary.bytes_written).toBeGreaterThan(summary.written * 100); // each object written is counted by its bytes
+    // The outcome line says what it wrote, not only where; a re-run, that it wrote nothing.
+    const again = await runCli(["stac", "d", "--config", config]);
+    expect(again.stdout).toMatch(
+      /^stac d → .*collection\.json: a Collection, 3 Items of current partitions and \d+ Items? of earlier versions, items\.parquet; nothing written \(all \d+ objects as they should be\)\n$/,
+    );
     const left = Object.keys(await stacFiles());
     expect(left.filter((k) => k.startsWith("stac/d/") && k.includes("south"))).toEqual([]);
     expect(load("stac/d/collection.json").summaries["georefresh:region"]).toEqual(["north"]);

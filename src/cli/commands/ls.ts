@@ -10,7 +10,16 @@ import type { Opts } from "../reading.js";
 
 /** `ls`: a dataset's partitions, a row each (region, date, status, rows, key, when the bytes last changed). */
 export function registerLs(program: Command): void {
-  common(program.command("ls").description(DESCRIPTIONS.ls).argument("<dataset>")).action(
+  common(
+    program
+      .command("ls")
+      .description(DESCRIPTIONS.ls)
+      .argument("<dataset>")
+      .addHelpText(
+        "after",
+        "\nchanged_at is when the partition's rows last changed: a rekey (the same bytes under a new key) or new bytes\nwhose changelog counts no changed row do not move it. --json also gives promoted_at, when the current version\nwas promoted, and the current version's change counts.",
+      ),
+  ).action(
     action((name: string, opts: Opts) =>
       withDataset(name, opts, async (ds) => {
         const scanned = await ds.scan();

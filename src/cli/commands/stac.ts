@@ -3,6 +3,8 @@ import { action } from "../action.js";
 import { EXIT } from "../exit-codes.js";
 import { DESCRIPTIONS } from "../descriptions.js";
 import { writeStac } from "../../stac/publish.js";
+import type { StacSummary } from "../../stac/publish.js";
+import { sizeText } from "../../sizes.js";
 import { loadStore } from "../../store/backends.js";
 import { CONFIG_HELP, datasetOf, openConfig } from "../context.js";
 import type { CommonOptions } from "../context.js";
@@ -37,11 +39,22 @@ export function registerStac(program: Command): void {
           const onProgress = stepsProgress(`stac ${name}`, Boolean(opts.json), false);
           const summary = await writeStac(store, name, { cadence: task.cadence, ...catalog, onProgress });
           if (opts.json) printJson({ ok: true, ...summary });
-          else out(`${summary.collection}\n`);
+          else out(stacLine(name, summary));
         } finally {
           await store.close();
         }
         return EXIT.ok;
       }),
     );
+}
+
+/** The outcome line: where the catalog is, and what this run wrote of it. */
+function stacLine(name: string, s: StacSummary): string {
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  const what = `a Collection, ${n(s.items, "Item")} of current partitions and ${n(s.versions, "Item")} of earlier versions, items.parquet`;
+  const done =
+    s.written === 0
+      ? `nothing written (all ${s.unchanged} objects as they should be)`
+      : `${n(s.written, "object")} written (${sizeText(s.bytes_written)}), ${s.unchanged} unchanged`;
+  return `stac ${name} → ${s.collection}: ${what}; ${done}${s.deleted ? `, ${s.deleted} deleted` : ""}\n`;
 }
