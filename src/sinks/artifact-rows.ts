@@ -20,6 +20,8 @@ export interface ArtifactRows {
   columns: { name: string; type: string }[];
   /** Whether the geometry column declares Z (GeoParquet `geometry_types` ending in " Z"). */
   hasZ: boolean;
+  /** The geometry column's GeoParquet `geometry_types` (empty: any). */
+  geometryTypes: string[];
   /**
    * Each row group, digested: the data columns in `columns` order, the WKB as stored, the content digests.
    * The artifact's sha256 is checked after the last group: a mismatch throws, so the caller's transaction rolls
@@ -75,7 +77,7 @@ export async function openArtifactRows(
         `${where} reads as sha256 ${sha256.slice(0, 12)}…, not the ${entry.sha256.slice(0, 12)}… the view names: the artifact was altered in the store; nothing was applied`,
       );
   }
-  return { columns, hasZ, batches };
+  return { columns, hasZ, geometryTypes: [...(meta?.geometry_types ?? [])], batches };
 }
 
 /** Arrow's own decoding of a Utf8 value (invalid bytes as U+FFFD), without finding its chunk again. */

@@ -109,6 +109,7 @@ export async function sinkDataset(o: SinkOptions): Promise<SinkReport> {
             columns: rows.columns,
             crs: p.entry.crs,
             hasZ: rows.hasZ,
+            geometryTypes: rows.geometryTypes,
           };
           await tx.prepare(shape);
           const meta = {

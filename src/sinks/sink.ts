@@ -11,6 +11,8 @@ export interface SinkTableShape {
   /** The storage CRS, e.g. "OGC:CRS84" or "EPSG:26913". */
   crs: string;
   hasZ: boolean;
+  /** The partition's geometry types, as its GeoParquet footer declares them (empty or absent: any). */
+  geometryTypes?: string[];
 }
 
 /** Where a partition's rows came from: provenance for every row it writes, and the count its manifest records. */

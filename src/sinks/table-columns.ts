@@ -11,6 +11,7 @@ export function columnsToAdd(
   has: ReadonlyMap<string, string>,
   typeOf: (arrowType: string, column: string) => string,
   table: string,
+  accepts: (found: string, wanted: string) => boolean = (found, wanted) => found === wanted,
 ): { name: string; type: string }[] {
   const add: { name: string; type: string }[] = [];
   for (const c of shape.columns) {
@@ -22,7 +23,7 @@ export function columnsToAdd(
           `${table} has no key column ${JSON.stringify(c.name)}: the dataset's key changed; sink into a new table`,
         );
       add.push({ name: c.name, type });
-    } else if (found !== type)
+    } else if (!accepts(found, type))
       throw new SinkRefusedError(
         `${table}: column ${JSON.stringify(c.name)} is ${found}, but the artifact's ${c.type} needs ${type}: change the column's type in the database, or sink into a new table`,
       );

@@ -18,16 +18,39 @@ const GPKG_TYPES: Record<string, string> = {
   Bool: "BOOLEAN",
   Int8: "TINYINT",
   Int16: "SMALLINT",
-  Int32: "INTEGER",
+  // MEDIUMINT is the 32-bit integer (1.3 table 1), which GDAL reads as Integer; INTEGER is 64-bit (Integer64).
+  Int32: "MEDIUMINT",
   Int64: "INTEGER",
   Uint8: "SMALLINT",
-  Uint16: "INTEGER",
+  Uint16: "MEDIUMINT",
   Uint32: "INTEGER",
   Float32: "FLOAT",
   Float64: "DOUBLE",
   Binary: "BLOB",
   LargeBinary: "BLOB",
 };
+
+/** A table the sink made before 32-bit columns were MEDIUMINT holds them as INTEGER: wider, so still taken. */
+const gpkgAccepts = (found: string, wanted: string) =>
+  found === wanted || (found === "INTEGER" && wanted === "MEDIUMINT");
+
+/**
+ * gpkg_geometry_columns' geometry_type_name for a partition's GeoParquet geometry types: the one type when there
+ * is one (POLYGON for all-Polygon data, so GDAL and QGIS declare the layer as such), else GEOMETRY (any).
+ */
+function gpkgGeometryType(types: readonly string[]): string {
+  const plain = [...new Set(types.map((t) => t.replace(/ Z$/, "").toUpperCase()))];
+  const known = [
+    "POINT",
+    "LINESTRING",
+    "POLYGON",
+    "MULTIPOINT",
+    "MULTILINESTRING",
+    "MULTIPOLYGON",
+    "GEOMETRYCOLLECTION",
+  ];
+  return plain.length === 1 && known.includes(plain[0] as string) ? (plain[0] as string) : "GEOMETRY";
+}
 
 function gpkgTypeOf(arrowType: string, column: string): string {
   const t = /^Dictionary<[^,]+, (.+)>$/.exec(arrowType)?.[1] ?? arrowType;
@@ -153,8 +176,50 @@ export class GeopackageDialect implements SinkDialect {
       throw new SinkRefusedError(
         `${this.table}: its geometry column is ${z ? `SRS ${z.srs_id}${z.z === 1 ? " with Z" : ""}` : "not registered"}, but ${shape.dataset}'s artifacts are SRS ${this.srsId}${shape.hasZ ? " with Z" : ""}: sink into a new table`,
       );
-    for (const c of columnsToAdd(shape, types, gpkgTypeOf, this.table))
+    for (const c of columnsToAdd(shape, types, gpkgTypeOf, this.table, gpkgAccepts))
       this.db.exec(`ALTER TABLE ${this.table} ADD COLUMN ${quoteName(c.name, "column")} ${c.type}`);
+    // A partition of another geometry type widens the declared one to GEOMETRY; it is never narrowed.
+    const declared = this.db
+      .prepare(
+        `SELECT geometry_type_name AS t FROM gpkg_geometry_columns WHERE table_name = ? AND column_name = 'geom'`,
+      )
+      .get(this.name) as { t: string };
+    const declaredNow = shape.geometryTypes ?? [];
+    if (
+      declared.t !== "GEOMETRY" &&
+      (declaredNow.length === 0 || gpkgGeometryType([declared.t, ...declaredNow]) !== declared.t)
+    )
+      this.widenGeometry(declared.t);
+  }
+
+  /**
+   * The declared geometry type becomes GEOMETRY, in gpkg_geometry_columns and in the column's SQL type, which must
+   * agree (1.3 requirement 31). SQLite cannot ALTER a column's type; its documented way is to edit the stored
+   * CREATE statement under writable_schema and bump schema_version. Both names have the same (NUMERIC) affinity,
+   * so no stored value changes meaning. Inside the sink's transaction: a failure rolls it back with the rest.
+   */
+  private widenGeometry(from: string): void {
+    const row = this.db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(this.name) as {
+      sql: string;
+    };
+    const sql = row.sql.replace(new RegExp(`\\bgeom ${from}\\b`), "geom GEOMETRY");
+    if (sql === row.sql) throw new SinkRefusedError(`${this.table}: its geometry column is not declared as ${from}`);
+    const version = this.db.pragma("schema_version", { simple: true }) as number;
+    // better-sqlite3 opens in SQLite's defensive mode, which forbids this edit; lifted for these two statements.
+    this.db.unsafeMode(true);
+    this.db.pragma("writable_schema = ON");
+    try {
+      this.db.prepare(`UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?`).run(sql, this.name);
+      this.db.pragma(`schema_version = ${version + 1}`);
+    } finally {
+      this.db.pragma("writable_schema = OFF");
+      this.db.unsafeMode(false);
+    }
+    this.db
+      .prepare(
+        `UPDATE gpkg_geometry_columns SET geometry_type_name = 'GEOMETRY' WHERE table_name = ? AND column_name = 'geom'`,
+      )
+      .run(this.name);
   }
 
   private create(shape: SinkTableShape): void {
@@ -163,7 +228,7 @@ export class GeopackageDialect implements SinkDialect {
         throw new SinkSchemaError(`the key column ${JSON.stringify(k)} is not in the data`);
     const columns = [
       `fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL`,
-      `geom GEOMETRY`,
+      `geom ${gpkgGeometryType(shape.geometryTypes ?? [])}`,
       `region TEXT NOT NULL`,
       ...shape.columns.map(
         (c) =>
@@ -199,9 +264,9 @@ export class GeopackageDialect implements SinkDialect {
       .run(this.name, this.name, `${shape.dataset}, applied by georefresh sink`, this.srsId);
     this.db
       .prepare(
-        `INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES (?, 'geom', 'GEOMETRY', ?, ?, 0)`,
+        `INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES (?, 'geom', ?, ?, ?, 0)`,
       )
-      .run(this.name, this.srsId, shape.hasZ ? 1 : 0);
+      .run(this.name, gpkgGeometryType(shape.geometryTypes ?? []), this.srsId, shape.hasZ ? 1 : 0);
     // The R-tree and its triggers come after the rows (finish): filled in one pass, not by a trigger per row.
     this.created = true;
   }
