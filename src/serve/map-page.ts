@@ -49,6 +49,10 @@ function mostOf(view: DatasetView): Bbox | undefined {
   return [at(0, 0.1), at(1, 0.1), at(2, 0.9), at(3, 0.9)];
 }
 
+function union(a: Bbox | undefined, b: Bbox): Bbox {
+  return a ? [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])] : b;
+}
+
 /**
  * The map page of a collection: its vector tiles in MapLibre GL, fitted to its extent, with a slider over its
  * logical dates: each stop draws the dataset as it stood on that date (each region's latest partition dated on
@@ -59,8 +63,32 @@ export function mapPage(view: DatasetView, base: string): string {
   const dates = [...new Set(view.partitions.map((p) => p.date))].sort();
   // Web Mercator ends at ±85.05°: an empty dataset opens on the whole world.
   const bbox = mostOf(view) ?? [-180, -85, 180, 85];
+  // Each region's box, drawn at once from the manifests (no tile needed): a cold server's first tiles take
+  // seconds, and the page shows where the data is meanwhile, and a "loading" line.
+  const boxes = new Map<string, Bbox>();
+  for (const p of view.partitions) if (p.bboxLonLat) boxes.set(p.region, union(boxes.get(p.region), p.bboxLonLat));
+  const outlines = {
+    type: "FeatureCollection",
+    features: [...boxes].map(([region, [x0, y0, x1, y1]]) => ({
+      type: "Feature",
+      properties: { region },
+      geometry: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [x0, y0],
+            [x1, y0],
+            [x1, y1],
+            [x0, y1],
+            [x0, y0],
+          ],
+        ],
+      },
+    })),
+  };
   const config = {
     dataset: view.dataset,
+    outlines,
     tiles: `${base}/collections/${encodeURIComponent(view.dataset)}/tiles/WebMercatorQuad/{z}/{x}/{y}`,
     dates,
     bbox,
@@ -79,12 +107,15 @@ html,body{margin:0;height:100%;font:14px system-ui,sans-serif}
 #panel h1{font-size:15px;margin:0 0 6px}
 #panel input{width:100%}
 #panel a{color:#2563eb}
+#status{display:none;margin-top:4px;color:#495057}
+body[data-state=loading] #status{display:block}
 </style></head>
 <body><div id="map"></div>
 <div id="panel"><h1>${title}</h1>
 <label for="date">as it stood on <b id="date-label"></b></label>
 <input id="date" type="range" min="0" step="1">
 <div><a href="${base}/collections/${encodeURIComponent(view.dataset)}/items?f=html">items</a> · <a href="${base}/collections">collections</a></div>
+<div id="status" role="status">loading tiles… (the regions' outlines are drawn meanwhile)</div>
 </div>
 <script>
 const c = ${scriptJson(config)};
@@ -97,12 +128,18 @@ const map = new maplibregl.Map({
   container: "map",
   canvasContextAttributes: { preserveDrawingBuffer: true },
   bounds: [[c.bbox[0], c.bbox[1]], [c.bbox[2], c.bbox[3]]],
-  fitBoundsOptions: { padding: { top: 110, bottom: 20, left: 20, right: 60 } },
+  // A small dataset opens at street level, not so close that its features fill the screen.
+  fitBoundsOptions: { padding: { top: 110, bottom: 20, left: 20, right: 60 }, maxZoom: 15 },
   style: {
     version: 8,
-    sources: { data: { type: "vector", tiles: tilesAt(Number(slider.value)), maxzoom: c.maxzoom } },
+    sources: {
+      data: { type: "vector", tiles: tilesAt(Number(slider.value)), maxzoom: c.maxzoom },
+      outlines: { type: "geojson", data: c.outlines },
+    },
     layers: [
       { id: "background", type: "background", paint: { "background-color": "#f8f9fa" } },
+      { id: "outlines", type: "line", source: "outlines",
+        paint: { "line-color": "#adb5bd", "line-width": 1, "line-dasharray": [2, 2] } },
       { id: "fill", type: "fill", source: "data", "source-layer": c.dataset,
         filter: ["==", ["geometry-type"], "Polygon"], paint: { "fill-color": colour, "fill-opacity": 0.35 } },
       { id: "line", type: "line", source: "data", "source-layer": c.dataset,
@@ -123,7 +160,9 @@ slider.addEventListener("input", () => {
   show();
   map.getSource("data").setTiles(tilesAt(Number(slider.value)));
 });
+map.on("dataloading", () => { document.body.dataset.state = "loading"; });
 map.on("idle", () => { document.body.dataset.state = "idle"; });
+map.on("load", () => { document.body.dataset.outlines = String(c.outlines.features.length); });
 map.on("click", (e) => {
   const [f] = map.queryRenderedFeatures(e.point);
   if (!f) return;

@@ -132,6 +132,7 @@ describe("georefresh serve: vector tiles and the map page", () => {
       executablePath: CHROMIUM,
       args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     });
+    const cleanups: (() => void)[] = [];
     try {
       const page = await browser.newPage({ viewport: { width: 900, height: 600 } });
       const elsewhere: string[] = [];
@@ -139,15 +140,25 @@ describe("georefresh serve: vector tiles and the map page", () => {
       page.on("request", (r) => {
         const u = new URL(r.url());
         if (u.protocol === "blob:" || u.protocol === "data:") return; // MapLibre's worker, made in the page
-        if (u.host !== new URL(base).host) elsewhere.push(r.url());
+        if (u.hostname !== new URL(base).hostname) elsewhere.push(r.url());
         if (u.pathname.includes("/tiles/")) tiles.push(r.url());
       });
       const failed: string[] = [];
       page.on("response", (r) => {
         if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
       });
-      await page.goto(`${base}/collections/parcels/map`);
+      // A cold server (its own process, nothing decoded yet), as a user first meets it: the regions' outlines are
+      // drawn from the manifests as soon as the map loads, with a "loading" line until the first tiles arrive.
+      const cold = await serve();
+      cleanups.push(() => cold.child.kill("SIGTERM"));
+      await page.goto(`${cold.base}/collections/parcels/map`);
+      await page.waitForSelector("body[data-outlines='2']", { timeout: 30_000 });
       await page.waitForSelector("body[data-state=idle][data-date='2026-02-01']", { timeout: 30_000 });
+      expect(
+        await page.evaluate(`(() => { document.body.dataset.state = "loading";
+          const shown = getComputedStyle(document.getElementById("status")).display;
+          document.body.dataset.state = "idle"; return shown; })()`),
+      ).toBe("block");
       // What the map drew: the canvas's pixels, counted by how much of the parcels' colour each holds.
       // (In the page's own JavaScript: this project's types hold no DOM.)
       const drawn = () =>
@@ -179,6 +190,7 @@ describe("georefresh serve: vector tiles and the map page", () => {
       expect(elsewhere).toEqual([]);
       expect(failed.filter((f) => !f.endsWith("/favicon.ico"))).toEqual([]);
     } finally {
+      for (const c of cleanups.splice(0)) c();
       await browser.close();
     }
   }, 90_000);
