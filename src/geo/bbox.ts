@@ -3,6 +3,22 @@ import { crsFromCode, CRS84_CRS, transformer } from "./crs/crs.js";
 /** [minx, miny, maxx, maxy]. */
 export type Bbox = [number, number, number, number];
 
+/** A box as a GeoJSON Polygon, counterclockwise from its south-west corner. */
+export function bboxPolygon([x0, y0, x1, y1]: Bbox): { type: "Polygon"; coordinates: number[][][] } {
+  return {
+    type: "Polygon",
+    coordinates: [
+      [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+        [x0, y0],
+      ],
+    ],
+  };
+}
+
 /** Points per edge when a bbox is carried into another CRS: its edges curve, so corners alone undershoot. */
 const EDGE_POINTS = 16;
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { bboxPolygon } from "../geo/bbox.js";
 import type { Bbox } from "../geo/bbox.js";
 import type { DatasetView } from "../views/reader.js";
 import { extentOf } from "./collections.js";
@@ -69,21 +70,10 @@ export function mapPage(view: DatasetView, base: string): string {
   for (const p of view.partitions) if (p.bboxLonLat) boxes.set(p.region, union(boxes.get(p.region), p.bboxLonLat));
   const outlines = {
     type: "FeatureCollection",
-    features: [...boxes].map(([region, [x0, y0, x1, y1]]) => ({
+    features: [...boxes].map(([region, box]) => ({
       type: "Feature",
       properties: { region },
-      geometry: {
-        type: "Polygon",
-        coordinates: [
-          [
-            [x0, y0],
-            [x1, y0],
-            [x1, y1],
-            [x0, y1],
-            [x0, y0],
-          ],
-        ],
-      },
+      geometry: bboxPolygon(box),
     })),
   };
   const config = {

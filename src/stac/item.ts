@@ -1,5 +1,5 @@
 import type { Bbox } from "../geo/bbox.js";
-import { bboxToLonLat } from "../geo/bbox.js";
+import { bboxPolygon, bboxToLonLat } from "../geo/bbox.js";
 import { crsFromCode } from "../geo/crs/crs.js";
 import type { Manifest, ManifestEntry } from "../manifest/types.js";
 import { EXTENSIONS, itemId, itemKey, relativeHref, versionItemKey } from "./layout.js";
@@ -31,19 +31,7 @@ export function stacTime(date: string, cadence: "daily" | "monthly"): Record<str
 }
 
 function footprint(b: Bbox): StacItem["geometry"] {
-  const [x0, y0, x1, y1] = b;
-  return {
-    type: "Polygon",
-    coordinates: [
-      [
-        [x0, y0],
-        [x1, y0],
-        [x1, y1],
-        [x0, y1],
-        [x0, y0],
-      ],
-    ],
-  };
+  return bboxPolygon(b);
 }
 
 /**
