@@ -2,12 +2,14 @@
  * What the GeoPackage sink declares, judged by GDAL: all-Polygon data is a Polygon layer (it was "Unknown (any)"),
  * a 32-bit integer column is GDAL's Integer (MEDIUMINT, not INTEGER's Integer64), and a later partition of
  * another geometry type widens the layer to "Unknown (any)" with validate_gpkg.py still passing (the column's SQL
- * type and gpkg_geometry_columns agree, requirement 31) and every row kept.
+ * type and gpkg_geometry_columns agree, requirement 31) and every row kept. Its state table is a registered
+ * attributes table (requirement 119: an INTEGER PRIMARY KEY), upgraded in place from the layout before.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { refreshPartition } from "../../src/protocol/refresh.js";
 import { sinkDataset } from "../../src/sinks/run-sink.js";
@@ -86,5 +88,52 @@ describe("the GeoPackage sink's declared types", () => {
     expect(info()).toMatch(/^Feature Count: 6$/m);
     const again = await sink(); // and the next sink, on the widened table, applies nothing
     expect(again.rows).toMatchObject({ inserted: 0, updated: 0 });
+  });
+
+  it("its state table is a registered attributes table; one made before (no id) is upgraded, its rows kept", async () => {
+    const db = new Database(file);
+    const contents = db.prepare(`SELECT data_type FROM gpkg_contents WHERE table_name = 'georefresh_sink_state'`).get();
+    expect(contents).toEqual({ data_type: "attributes" });
+    const rows = db
+      .prepare(`SELECT table_name, region, logical_date, sha256 FROM georefresh_sink_state ORDER BY region`)
+      .all();
+    expect(rows).toHaveLength(2);
+    // The layout the sink wrote until now: the partition as the primary key, no id, not registered.
+    db.exec(`DELETE FROM gpkg_contents WHERE table_name = 'georefresh_sink_state';
+      ALTER TABLE georefresh_sink_state RENAME TO s;
+      CREATE TABLE georefresh_sink_state (table_name TEXT NOT NULL, dataset TEXT NOT NULL, region TEXT NOT NULL,
+        logical_date DATE NOT NULL, sha256 TEXT NOT NULL, sink_run TEXT NOT NULL, PRIMARY KEY (table_name, region, logical_date));
+      INSERT INTO georefresh_sink_state SELECT table_name, dataset, region, logical_date, sha256, sink_run FROM s; DROP TABLE s;`);
+    db.close();
+    const noop = await sink(); // what was applied is still known: nothing applied, the file not opened for writing
+    expect(noop.rows).toMatchObject({ inserted: 0, updated: 0 });
+    // The next sink that applies something upgrades it, in its transaction.
+    const r = await refreshPartition({
+      store,
+      task,
+      partition: { dataset: "blocks", region: "weld", date: "2026-03-02" },
+      versions: {},
+    });
+    expect(r.outcome, r.message).toBe("promoted");
+    const next = await sink();
+    expect(next.applied).toHaveLength(1);
+    execFileSync("/usr/bin/python3", [VALIDATE, file]);
+    const after = new Database(file, { readonly: true });
+    try {
+      const kept = after
+        .prepare(
+          `SELECT table_name, region, logical_date, sha256 FROM georefresh_sink_state ORDER BY region, logical_date`,
+        )
+        .all();
+      // one row per region for a keyed table: larimer's kept as it was, weld's now at its new date
+      expect(kept).toHaveLength(2);
+      expect(kept).toContainEqual((rows as { region: string }[]).find((x) => x.region === "larimer"));
+      expect(kept).toContainEqual(expect.objectContaining({ region: "weld", logical_date: "2026-03-02" }));
+      expect(after.prepare(`SELECT name FROM pragma_table_info('georefresh_sink_state') WHERE pk = 1`).get()).toEqual({
+        name: "id",
+      });
+    } finally {
+      after.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import type { AppliedPartition } from "../plan.js";
 import type { SinkDatabase, SinkDialect, SinkKind } from "../sink.js";
 import { GeopackageDialect, readState } from "./dialect.js";
 import { gpkgEnvelope } from "./geometry.js";
-import { GPKG_APPLICATION_ID, GPKG_USER_VERSION, gpkgSystemStatements } from "./schema.js";
+import { GPKG_APPLICATION_ID, GPKG_USER_VERSION, gpkgSystemStatements, stateTableStatements } from "./schema.js";
 
 /**
  * A GeoPackage file (OGC GeoPackage 1.3): the embedded sink, no server. The same semantics as PostGIS in one
@@ -167,6 +167,12 @@ class GeopackageSession implements SinkDatabase {
       db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
       db.pragma(`user_version = ${GPKG_USER_VERSION}`);
       for (const sql of gpkgSystemStatements()) db.exec(sql);
+      const stateColumns = (
+        db.prepare(`SELECT name FROM pragma_table_info('georefresh_sink_state')`).all() as {
+          name: string;
+        }[]
+      ).map((c) => c.name);
+      for (const sql of stateTableStatements(stateColumns)) db.exec(sql);
       const result = await work(new GeopackageDialect(db, table));
       await whenFree(db, "COMMIT", this.where, this.onWait);
       return result;

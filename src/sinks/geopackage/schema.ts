@@ -59,15 +59,42 @@ export function gpkgSystemStatements(): string[] {
   scope TEXT NOT NULL,
   CONSTRAINT ge_tce UNIQUE (table_name, column_name, extension_name)
 )`,
-    `CREATE TABLE IF NOT EXISTS georefresh_sink_state (
+    STATE_TABLE_SQL,
+  ];
+}
+
+/**
+ * The sink's state table, registered as an attributes table (1.3 clause 2.4, whose requirement 119 asks an
+ * INTEGER PRIMARY KEY): readers see a described, valid table rather than an unknown one, and GDAL lists it as
+ * what it is. The partition is unique, as its primary key was before.
+ */
+const STATE_TABLE_SQL = `CREATE TABLE IF NOT EXISTS georefresh_sink_state (
+  id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL,
   table_name TEXT NOT NULL,
   dataset TEXT NOT NULL,
   region TEXT NOT NULL,
   logical_date DATE NOT NULL,
   sha256 TEXT NOT NULL,
   sink_run TEXT NOT NULL,
-  PRIMARY KEY (table_name, region, logical_date)
-)`,
+  UNIQUE (table_name, region, logical_date)
+)`;
+
+const STATE_COLUMNS = "table_name, dataset, region, logical_date, sha256, sink_run";
+
+/**
+ * Statements that bring a state table made before it had an id (its primary key the partition) to today's, its
+ * rows kept, then register it; none when it is today's. Run inside the sink's transaction.
+ */
+export function stateTableStatements(columns: readonly string[]): string[] {
+  const register = `INSERT OR IGNORE INTO gpkg_contents (table_name, data_type, identifier, description, last_change)
+VALUES ('georefresh_sink_state', 'attributes', 'georefresh_sink_state', 'which partition versions georefresh sink applied to each table (not data)', '1970-01-01T00:00:00.000Z')`;
+  if (columns.includes("id")) return [register];
+  return [
+    "ALTER TABLE georefresh_sink_state RENAME TO georefresh_sink_state_before",
+    STATE_TABLE_SQL,
+    `INSERT INTO georefresh_sink_state (${STATE_COLUMNS}) SELECT ${STATE_COLUMNS} FROM georefresh_sink_state_before ORDER BY table_name, region, logical_date`,
+    "DROP TABLE georefresh_sink_state_before",
+    register,
   ];
 }
 
