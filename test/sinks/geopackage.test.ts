@@ -118,7 +118,9 @@ describe("sink to a GeoPackage", () => {
     const rtree = db.prepare(`SELECT count(*) AS n FROM rtree_parcels_geom`).get() as { n: number };
     // The packed tree the first load wrote, then kept by the triggers: SQLite's own integrity check agrees.
     expect(db.prepare(`SELECT rtreecheck('rtree_parcels_geom') AS r`).get()).toEqual({ r: "ok" });
-    const contents = db.prepare(`SELECT last_change, min_x, max_y FROM gpkg_contents WHERE table_name = 'parcels'`).get() as Record<string, unknown>;
+    const contents = db
+      .prepare(`SELECT last_change, min_x, max_y FROM gpkg_contents WHERE table_name = 'parcels'`)
+      .get() as Record<string, unknown>;
     db.close();
     expect(rtree.n).toBe(c.length);
     expect(contents.last_change).toBe(`${D3}T00:00:00.000Z`); // the logical date, never the wall clock
