@@ -32,7 +32,7 @@ describe("one exit-code table", () => {
     expect(run.stdout).toContain(exitCodesHelp());
     // --config's default is said once, by commander (issue 27 item 8).
     expect(run.stdout.match(/georefresh\.config\.json/g)).toHaveLength(1);
-    expect(run.stdout).toMatch(/--config <path>\s+config file \(default:\s+"georefresh\.config\.json"\)/);
+    expect(run.stdout).toMatch(/--config <path>\s+config file \(default:\s+georefresh\.config\.json\)/);
     // Where datasets come from, on the first screen of help.
     expect(help.stdout).toMatch(
       /"source":\s+docs\/sources\.md\), or your own task module \("module": docs\/tasks\.md\)/,
