@@ -24,8 +24,8 @@ function polygon(rings: Position[][]): Position[][] {
   return rings.map((ring, i) => wound(ring, i === 0));
 }
 
-/** Twice the ring's signed area by the shoelace formula: positive when counterclockwise. */
-function signedArea(ring: Position[]): number {
+/** Twice the ring's signed area by the shoelace formula: positive when counterclockwise, negative clockwise. */
+export function signedArea(ring: Position[]): number {
   let sum = 0;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
     const a = ring[j] as Position;

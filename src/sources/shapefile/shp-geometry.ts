@@ -1,4 +1,5 @@
 import type { Geometry, GeometryType, Position } from "../../geo/geometry.js";
+import { signedArea } from "../../geo/winding.js";
 
 /** The geometry type of a Shapefile's shape type (its header's, for a layer's empty geometries). */
 export function layerType(shapeType: number): GeometryType {
@@ -85,17 +86,6 @@ function positions(v: DataView, at: number, n: number, zAt: number): Position[] 
 }
 
 const notFinite = () => new RangeError("a coordinate is not a finite number (NaN or infinite)");
-
-/** Twice the signed area: negative for a clockwise ring. */
-function signedArea(ring: Position[]): number {
-  let a = 0;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const p = ring[i] as Position;
-    const q = ring[j] as Position;
-    a += ((q[0] as number) - (p[0] as number)) * ((q[1] as number) + (p[1] as number));
-  }
-  return a;
-}
 
 function contains(ring: Position[], p: Position): boolean {
   const x = p[0] as number;
